@@ -1,0 +1,21 @@
+// The reptx subcommands. Each registers its options on the CLI11 app and returns the exit code
+// when run: 0 success, 1 usage error, 2 bad or unreadable input.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace reptx::tool {
+
+enum ExitCode { ExitOk = 0, ExitUsage = 1, ExitBadInput = 2 };
+
+using Runner = std::function<int()>;
+
+Runner addListCommand(CLI::App &App);
+Runner addExtractCommand(CLI::App &App);
+
+/// Prints "reptx: error: MSG" to stderr.
+void reportError(const std::string &Msg);
+
+} // namespace reptx::tool
