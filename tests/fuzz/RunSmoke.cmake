@@ -1,0 +1,20 @@
+# ctest fuzz.fatbin_smoke: a 20-second libFuzzer run on a fresh copy of the seed corpus, so the
+# test never writes into the source tree and always starts from the same seeds.
+# Usage: cmake -DFUZZER=... -DSEEDS=... -DWORK=... -DDICT=... -DARTIFACTS=... -P RunSmoke.cmake
+foreach(var FUZZER SEEDS WORK DICT ARTIFACTS)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "RunSmoke.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE ${WORK})
+file(COPY ${SEEDS}/ DESTINATION ${WORK})
+file(MAKE_DIRECTORY ${ARTIFACTS})
+
+execute_process(
+  COMMAND ${FUZZER} -max_total_time=20 -rss_limit_mb=2048 -timeout=10 -dict=${DICT}
+          -artifact_prefix=${ARTIFACTS} ${WORK}
+  RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "fatbin_fuzzer found a problem (exit ${rc}); reproducer in ${ARTIFACTS}")
+endif()
