@@ -267,10 +267,17 @@ llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
     Out.resize(Declared);
     int R = LZ4_decompress_safe(reinterpret_cast<const char *>(Src),
                                 reinterpret_cast<char *>(Out.data()), int(SrcSize), int(Declared));
-    if (R < 0)
-      return Fail(llvm::formatv("corrupt LZ4 block (error at input byte {0}) or it decompresses "
-                                "to more than the declared {1} bytes",
-                                -R, Declared));
+    if (R < 0) {
+      // LZ4_decompress_safe fails alike for damaged data and for output past the buffer; a
+      // partial decode that fills the buffer cleanly tells a bomb from a damaged block.
+      int Partial = LZ4_decompress_safe_partial(reinterpret_cast<const char *>(Src),
+                                                reinterpret_cast<char *>(Out.data()), int(SrcSize),
+                                                int(Declared), int(Declared));
+      if (Partial >= 0 && uint64_t(Partial) == Declared)
+        return Fail(
+            llvm::formatv("LZ4 block decompresses to more than the declared {0} bytes", Declared));
+      return Fail(llvm::formatv("corrupt LZ4 block (error at input byte {0})", -R - 1));
+    }
     if (uint64_t(R) != Declared)
       return Fail(llvm::formatv("LZ4 block decompresses to {0} bytes, the header declares {1}", R,
                                 Declared));

@@ -65,6 +65,9 @@ struct Scanner {
 
   llvm::Error run() {
     const uint8_t *D = F.Bytes.data();
+    // Nothing to scan; saying so beats listing a file with no containers as if it were valid.
+    if (size() == 0)
+      return fail("empty file");
     if (size() >= 4 && readLE<uint32_t>(D) == ContainerMagic) {
       F.Kind = FileKind::BareFatbin;
     } else if (size() >= 8 && std::memcmp(D, "!<arch>\n", 8) == 0) {
@@ -90,6 +93,13 @@ struct Scanner {
 
   llvm::Error scanElfImages() {
     initLibelf();
+    // libelf rejects a short ELF header only as "invalid ELF file data"; say what is wrong.
+    if (F.Kind != FileKind::Archive) {
+      size_t Need = size() > EI_CLASS && F.Bytes[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Ehdr)
+                                                                         : sizeof(Elf64_Ehdr);
+      if (size() < Need)
+        return fail(llvm::formatv("truncated ELF header ({0} of {1} bytes)", size(), Need));
+    }
     // libelf only reads the image here; the mapping is private, so nothing reaches the file.
     ElfPtr Top(elf_memory(reinterpret_cast<char *>(const_cast<uint8_t *>(F.Bytes.data())), size()));
     if (!Top)
@@ -98,22 +108,29 @@ struct Scanner {
       return scanElf(Top.get(), 0, size(), "");
     if (elf_kind(Top.get()) != ELF_K_AR)
       return fail("not a readable ELF file or archive");
-    Elf_Cmd Cmd = ELF_C_READ;
+    // Members of an elf_memory() image must be opened with the command it was read with
+    // (ELF_C_READ_MMAP); ELF_C_READ fails with "invalid file descriptor" and would end the walk
+    // before the first member.
+    Elf_Cmd Cmd = ELF_C_READ_MMAP;
     while (true) {
       ElfPtr Member(elf_begin(-1, Cmd, Top.get()));
       if (!Member)
         break;
-      Cmd = elf_next(Member.get());
       Elf_Arhdr *AH = elf_getarhdr(Member.get());
       if (!AH)
         return fail(llvm::formatv("archive member header unreadable: {0}", elf_errmsg(-1)));
+      // AH points into the archive's state, which elf_next overwrites with the next member's
+      // header (or clears at the end): copy what is needed before advancing.
+      std::string MemberName = AH->ar_name ? AH->ar_name : "";
+      uint64_t ArSize = AH->ar_size;
+      Cmd = elf_next(Member.get());
       if (elf_kind(Member.get()) != ELF_K_ELF)
         continue; // symbol tables, long-name tables, non-ELF members
       int64_t Base = elf_getbase(Member.get());
       if (Base < 0 || uint64_t(Base) > size())
-        return fail(llvm::formatv("archive member '{0}' lies outside the file", AH->ar_name));
-      uint64_t MemberSize = std::min<uint64_t>(AH->ar_size, size() - Base);
-      if (auto Err = scanElf(Member.get(), Base, MemberSize, AH->ar_name))
+        return fail(llvm::formatv("archive member '{0}' lies outside the file", MemberName));
+      uint64_t MemberSize = std::min<uint64_t>(ArSize, size() - Base);
+      if (auto Err = scanElf(Member.get(), Base, MemberSize, MemberName))
         return Err;
       if (Cmd == ELF_C_NULL)
         break;
@@ -140,6 +157,21 @@ struct Scanner {
     size_t NumSections = 0;
     if (elf_getshdrnum(E, &NumSections) != 0)
       return fail(llvm::formatv("{0}section table unreadable: {1}", Where, elf_errmsg(-1)));
+    // Offsets in messages are file offsets; inside an archive the ELF image is a member.
+    llvm::StringRef Image = Member.empty() ? "file" : "archive member";
+    // libelf reports no sections at all when the section header table lies (partly) past the
+    // end of the image, which would hide every fatbin section of a truncated file. With
+    // extended numbering (e_shnum 0) at least entry 0 must be there.
+    if (Eh.e_shoff != 0) {
+      uint64_t Count = std::max<uint64_t>({NumSections, Eh.e_shnum, 1});
+      uint64_t EntrySize =
+          Eh.e_ident[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Shdr) : sizeof(Elf64_Shdr);
+      if (Eh.e_shoff > ImageSize || Count > (ImageSize - Eh.e_shoff) / EntrySize)
+        return fail(llvm::formatv("{0}section header table at {1:x} ({2} entries of {3} bytes) "
+                                  "extends past the end of the {4} at {5:x}",
+                                  Where, Base + Eh.e_shoff, Count, EntrySize, Image,
+                                  Base + ImageSize));
+    }
     IndexToSection.assign(NumSections, SIZE_MAX);
 
     Elf_Scn *WrapperScn = nullptr;
@@ -156,8 +188,9 @@ struct Scanner {
         continue;
       if (Sh.sh_offset > ImageSize || Sh.sh_size > ImageSize - Sh.sh_offset)
         return fail(llvm::formatv("{0}section '{1}' (offset {2:x}, size {3:x}) extends past the "
-                                  "end of the file",
-                                  Where, Name, Sh.sh_offset, Sh.sh_size));
+                                  "end of the {4} at {5:x}",
+                                  Where, Name, Base + Sh.sh_offset, Sh.sh_size, Image,
+                                  Base + ImageSize));
       SectionInfo S;
       S.BareName = Name;
       S.Name = Member.empty() ? S.BareName : (Member + ":" + Name).str();
@@ -231,11 +264,17 @@ struct Scanner {
                                   "unreadable",
                                   Where, W.Offset, Sh.sh_link));
       size_t N = Sh.sh_entsize ? Sh.sh_size / Sh.sh_entsize : 0;
+      uint64_t SegmentSize = Sections[IndexToSection[WrapperIndex]].Size;
       for (size_t I = 0; I < N; ++I) {
         GElf_Rela R;
         if (!gelf_getrela(RD, int(I), &R))
           return fail(llvm::formatv("{0}wrapper at {1:x}: relocation {2} unreadable", Where,
                                     W.Offset, I));
+        // Otherwise it would only show up as "no relocation fills its data pointer".
+        if (R.r_offset >= SegmentSize)
+          return fail(llvm::formatv("{0}wrapper at {1:x}: relocation {2} targets offset {3:x}, "
+                                    "past the end of .nvFatBinSegment ({4} bytes)",
+                                    Where, W.Offset, I, R.r_offset, SegmentSize));
         if (R.r_offset != FieldOffset)
           continue;
         uint32_t Type = GELF_R_TYPE(R.r_info);
@@ -359,10 +398,18 @@ struct Scanner {
                                  [](const Container &C, uint64_t O) { return C.Offset < O; });
       while (P < End) {
         uint64_t Next = (It != F.Containers.end() && It->Offset < End) ? It->Offset : End;
-        for (uint64_t I = P; I < Next; ++I)
-          if (F.Bytes[I] != 0)
-            return fail(llvm::formatv("{0}: bytes at {1:x} are not part of any fatbin container",
-                                      What, I));
+        for (uint64_t I = P; I < Next; ++I) {
+          if (F.Bytes[I] == 0)
+            continue;
+          // Most often a container whose magic was damaged: show what stands there instead.
+          std::string Found;
+          if (End - I >= 4)
+            Found = llvm::formatv(": expected the container magic {0:x8} or zero padding, found "
+                                  "{1:x8}",
+                                  ContainerMagic, readLE<uint32_t>(F.Bytes.data() + I));
+          return fail(llvm::formatv("{0}: bytes at {1:x} are not part of any fatbin container{2}",
+                                    What, I, Found));
+        }
         if (Next == End)
           break;
         P = It->end();
@@ -399,9 +446,13 @@ struct Scanner {
       }
       // The magic scan did not accept a container there: parse strictly to say why.
       Container C;
-      if (auto Err = parseContainer(F.Path, F.Bytes, F.Opts, T, size(), C))
-        return fail(llvm::formatv("wrapper at {0:x} points to {1:x}: {2}", W.Offset, T,
-                                  llvm::toString(std::move(Err))));
+      if (auto Err = parseContainer(F.Path, F.Bytes, F.Opts, T, size(), C)) {
+        // The container error already starts with the file name; name it only once.
+        std::string Msg = llvm::toString(std::move(Err));
+        llvm::StringRef Why(Msg);
+        Why.consume_front(F.Path + ": ");
+        return fail(llvm::formatv("wrapper at {0:x} points to {1:x}: {2}", W.Offset, T, Why));
+      }
       return fail(llvm::formatv("wrapper at {0:x} points to {1:x}, which overlaps another "
                                 "container",
                                 W.Offset, T));

@@ -18,6 +18,7 @@ int main(int argc, char **argv) {
   };
   Add(reptx::tool::addListCommand);
   Add(reptx::tool::addExtractCommand);
+  Add(reptx::tool::addParseCommand);
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

@@ -1,0 +1,239 @@
+// The PTX abstract syntax tree. Nodes live in the Module's arena and are never freed one by one;
+// names are interned in the Module (equal names share one Symbol), and every node records the byte
+// offset of its first token, from which the Module computes file:line:col on demand.
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace reptx::ptx {
+
+/// An interned name: a register, variable, function, label or string literal contents.
+using Symbol = llvm::StringRef;
+
+/// Opcode and modifier spellings are interned too; an instruction keeps them as written, in the
+/// order written (ptxas accepts non-canonical order).
+struct Loc {
+  uint32_t Offset = 0;
+};
+
+enum class StateSpace : uint8_t {
+  None,
+  Reg,
+  SReg,
+  Const,
+  Global,
+  Local,
+  Param,
+  Shared,
+  Tex,
+  Surf,
+  Sampler,
+};
+llvm::StringRef stateSpaceName(StateSpace S); // ".global", "" for None
+
+/// A type as written: ".u32", ".f16x2", ".pred", ".texref"... (interned).
+using TypeName = llvm::StringRef;
+
+// ---------------------------------------------------------------- expressions and operands
+
+struct Expr; // constant expressions in initializers and array sizes
+
+struct Operand {
+  enum Kind : uint8_t {
+    Name,      // register, special register, variable, function, label: Sym
+    Int,       // integer literal: IntValue (two's complement, 64 bits)
+    Float,     // 0fXXXXXXXX / 0dXXXXXXXXXXXXXXXX or decimal: FloatBits, IsDouble
+    Sink,      // _
+    Vector,    // {a, b, c}: Elems
+    Address,   // [base+offset] or [a, {b}] (textures): Elems[0] base (may be absent), IntValue
+    List,      // (a, b) in call: Elems
+    Pair,      // %r|%p dual destination: Elems[0], Elems[1]
+    ExprOp,    // a constant expression operand: E
+  };
+  Kind K = Name;
+  bool Negated = false; // !%p
+  bool Minus = false;   // -%r (negated source in some forms)
+  Loc L;
+  Symbol Sym;
+  int64_t IntValue = 0;
+  uint64_t FloatBits = 0;
+  bool IsDouble = false;
+  bool Unsigned = false; // integer literal with U suffix
+  llvm::ArrayRef<Operand> Elems;
+  const Expr *E = nullptr;
+  // For Name operands: "%r1.x" component selectors on vector registers.
+  Symbol Component;
+};
+
+struct Expr {
+  enum Kind : uint8_t { Int, Float, Name, Unary, Binary, Generic, Braces, Cond };
+  Kind K = Int;
+  Loc L;
+  char Op = 0; // '+', '-', '*', '/', '%', '&', '|', '^', '<' (<<), '>' (>>), '~', '!'
+  int64_t IntValue = 0;
+  uint64_t FloatBits = 0;
+  bool IsDouble = false;
+  Symbol Sym;
+  llvm::ArrayRef<const Expr *> Args; // operands / brace elements / generic(name)
+};
+
+// ---------------------------------------------------------------- declarations
+
+enum Linkage : uint8_t { LinkNone = 0, LinkVisible = 1, LinkExtern = 2, LinkWeak = 4, LinkCommon = 8 };
+
+/// `.reg .b32 %r<100>;`, `.shared .align 16 .b8 smem[1024];`, `.global .u32 g = 5;`,
+/// `.param .u64 .ptr .global .align 8 p`.
+struct VarDecl {
+  Loc L;
+  uint8_t Linkage = LinkNone;
+  StateSpace Space = StateSpace::None;
+  uint32_t Align = 0;      // 0: none written
+  uint8_t VectorWidth = 0; // .v2/.v4/.v8: 2/4/8
+  TypeName Type;
+  Symbol Name;
+  uint32_t RangeCount = 0;              // %r<100>: 100 (declares %r0..%r99)
+  llvm::ArrayRef<const Expr *> Dims;    // [N][M]; a null entry is [] (size from initializer)
+  const Expr *Init = nullptr;           // = value / = {...}
+  // .param .ptr attributes
+  bool IsPtr = false;
+  StateSpace PtrSpace = StateSpace::None;
+  uint32_t PtrAlign = 0;
+  llvm::ArrayRef<TypeName> Attributes; // other qualifiers: .attribute(.managed), .unified...
+};
+
+struct Instruction {
+  Loc L;
+  Symbol Guard;               // predicate register; empty when unguarded
+  bool GuardNegated = false;
+  Symbol Opcode;              // "ld"
+  llvm::ArrayRef<Symbol> Mods; // ".global", ".v4", ".f32" (as written, in order)
+  llvm::ArrayRef<Operand> Ops;
+  uint16_t Family = 0;        // index into the instruction table
+};
+
+struct Statement;
+
+/// A `{ ... }` scope: its own declarations, labels and statements.
+struct Block {
+  Loc L;
+  llvm::ArrayRef<Statement> Body;
+};
+
+/// A directive that appears inside a body or at module scope and that the tree keeps verbatim:
+/// .loc, .pragma, .file, .section (DWARF), .maxnreg inside bodies, and so on.
+struct RawDirective {
+  Loc L;
+  Symbol Name;       // ".loc"
+  llvm::StringRef Text; // the directive's text up to (not including) its terminator
+};
+
+struct Statement {
+  enum Kind : uint8_t { Instr, Decl, Label, Scope, Directive };
+  Kind K = Instr;
+  union {
+    const Instruction *I;
+    const VarDecl *D;
+    const Block *B;
+    const RawDirective *R;
+  };
+  Symbol LabelName; // for Label
+  Loc L;
+  Statement() : I(nullptr) {}
+};
+
+struct Param {
+  VarDecl Var;
+};
+
+struct Function {
+  Loc L;
+  uint8_t Linkage = LinkNone;
+  bool IsEntry = false;
+  bool NoReturn = false;
+  Symbol Name;
+  llvm::ArrayRef<VarDecl> Returns;
+  llvm::ArrayRef<VarDecl> Params;
+  // Performance directives.
+  uint32_t MaxNTid[3] = {0, 0, 0};
+  uint32_t ReqNTid[3] = {0, 0, 0};
+  uint32_t MinNCtaPerSm = 0;
+  uint32_t MaxNReg = 0;
+  uint32_t MaxClusterRank = 0;
+  uint32_t ReqNCtaPerCluster[3] = {0, 0, 0};
+  bool ExplicitCluster = false;
+  bool BlocksAreClusters = false;
+  llvm::ArrayRef<const RawDirective *> Pragmas; // .pragma before the body
+  const Block *Body = nullptr;                  // null: declaration only
+};
+
+/// `.callprototype` declarations live inside bodies as labels: `proto: .callprototype ...;`
+struct Prototype {
+  Loc L;
+  Symbol Name;
+  llvm::ArrayRef<VarDecl> Returns;
+  llvm::ArrayRef<VarDecl> Params;
+  bool NoReturn = false;
+};
+
+struct TopLevel {
+  enum Kind : uint8_t { Func, Var, Directive, Alias };
+  Kind K = Func;
+  const Function *F = nullptr;
+  const VarDecl *V = nullptr;
+  const RawDirective *R = nullptr;
+  Symbol AliasName, AliasTarget; // .alias a, b;
+};
+
+/// A parsed PTX module. Owns the source text and all nodes.
+class Module {
+public:
+  explicit Module(std::string Name, std::string Source);
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  llvm::StringRef name() const { return Name; }
+  llvm::StringRef source() const { return Source; }
+
+  // .version, .target, .address_size
+  uint32_t VersionMajor = 0, VersionMinor = 0;
+  llvm::SmallVector<Symbol, 2> Targets; // "sm_80", "texmode_independent", "debug"...
+  uint32_t AddressSize = 0;             // 0: not written
+  std::vector<TopLevel> Items;
+  std::vector<const Prototype *> Prototypes;
+
+  /// 1-based line and column of a location.
+  std::pair<unsigned, unsigned> lineCol(Loc L) const;
+  llvm::StringRef lineText(Loc L) const;
+
+  // Arena allocation used by the parser.
+  llvm::BumpPtrAllocator &arena() { return Arena; }
+  Symbol intern(llvm::StringRef S) { return Strings.save(S); }
+  template <typename T> llvm::ArrayRef<T> copy(llvm::ArrayRef<T> A) {
+    if (A.empty())
+      return {};
+    T *P = Arena.Allocate<T>(A.size());
+    std::uninitialized_copy(A.begin(), A.end(), P);
+    return {P, A.size()};
+  }
+  template <typename T, typename... Args> T *make(Args &&...As) {
+    return new (Arena.Allocate<T>()) T(std::forward<Args>(As)...);
+  }
+  size_t arenaBytes() const { return Arena.getTotalMemory(); }
+
+private:
+  std::string Name;
+  std::string Source;
+  llvm::BumpPtrAllocator Arena;
+  llvm::UniqueStringSaver Strings;
+  mutable std::vector<uint32_t> LineStarts;
+};
+
+} // namespace reptx::ptx

@@ -1,0 +1,67 @@
+// Private parts of the PTX frontend shared by the parser, the validator and the printer.
+#pragma once
+
+#include "reptx/frontend-ptx/InstructionTable.h"
+#include "reptx/frontend-ptx/Parser.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace reptx::ptx {
+
+StateSpace stateSpaceFromName(llvm::StringRef S);
+bool isTypeName(llvm::StringRef S);
+
+/// Semantic checks done while parsing: names declared before use (with PTX's block scoping;
+/// labels are function-wide; globals and functions module-wide) and instructions that match the
+/// instruction table.
+class Validator {
+public:
+  Validator(Module &M, std::vector<Diagnostic> &Errors, const ParseOptions &Opts)
+      : M(M), Errors(Errors), Opts(Opts) {}
+
+  void beginFunction(const Function &F);
+  void endFunction();
+  void pushScope();
+  void popScope();
+  void declareLocal(const VarDecl &D);
+  void declareGlobal(const VarDecl &D);
+  void declareFunction(const Function &F);
+  void declarePrototype(const Prototype &P);
+  void declareLabel(Symbol Name, uint32_t Offset);
+  void useRegister(Symbol Name, uint32_t Offset) { useName(Name, Offset); }
+  void useName(Symbol Name, uint32_t Offset);
+  void checkInstruction(Instruction &I, uint32_t OpcodeOffset);
+  void finishModule();
+
+private:
+  struct Range {
+    llvm::StringRef Prefix;
+    uint32_t Count;
+  };
+  struct Scope {
+    llvm::DenseSet<const char *> Names;
+    llvm::SmallVector<Range, 8> Ranges;
+  };
+  struct Pending {
+    Symbol Name;
+    uint32_t Offset;
+  };
+
+  bool inScopes(Symbol Name) const;
+  void error(uint32_t Offset, const llvm::Twine &Msg);
+
+  Module &M;
+  std::vector<Diagnostic> &Errors;
+  const ParseOptions &Opts;
+  std::vector<Scope> Scopes; // [0] = function parameters
+  unsigned Depth = 0;        // scopes in use (vectors are reused between functions)
+  bool InFunction = false;
+  llvm::DenseMap<const char *, uint32_t> Labels; // label -> offset, current function
+  std::vector<Pending> FunctionPending;          // non-local names used in this function
+  std::vector<Pending> ModulePending;            // names for module scope
+  llvm::DenseSet<const char *> Globals;          // variables, functions, prototypes
+};
+
+} // namespace reptx::ptx

@@ -1,0 +1,1269 @@
+// The PTX recursive-descent parser (PTX ISA manual §4-§11 for the grammar). It builds the arena
+// AST of Ast.h, reports errors with locations and recovers at the next statement, so a file's
+// errors all come out in one run. Instruction validation against the instruction table happens
+// in PtxValidate.cpp once an instruction is built.
+#include "PtxInternal.h"
+#include "PtxLexer.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace reptx::ptx {
+
+llvm::StringRef stateSpaceName(StateSpace S) {
+  switch (S) {
+  case StateSpace::None:
+    return "";
+  case StateSpace::Reg:
+    return ".reg";
+  case StateSpace::SReg:
+    return ".sreg";
+  case StateSpace::Const:
+    return ".const";
+  case StateSpace::Global:
+    return ".global";
+  case StateSpace::Local:
+    return ".local";
+  case StateSpace::Param:
+    return ".param";
+  case StateSpace::Shared:
+    return ".shared";
+  case StateSpace::Tex:
+    return ".tex";
+  case StateSpace::Surf:
+    return ".surf";
+  case StateSpace::Sampler:
+    return ".sampler";
+  }
+  return "";
+}
+
+StateSpace stateSpaceFromName(llvm::StringRef S) {
+  if (S.size() < 4 || S[0] != '.')
+    return StateSpace::None;
+  switch (S[1]) {
+  case 'r':
+    return S == ".reg" ? StateSpace::Reg : StateSpace::None;
+  case 's':
+    return S == ".shared"    ? StateSpace::Shared
+           : S == ".sreg"    ? StateSpace::SReg
+           : S == ".surf"    ? StateSpace::Surf
+           : S == ".sampler" ? StateSpace::Sampler
+                             : StateSpace::None;
+  case 'c':
+    return S == ".const" ? StateSpace::Const : StateSpace::None;
+  case 'g':
+    return S == ".global" ? StateSpace::Global : StateSpace::None;
+  case 'l':
+    return S == ".local" ? StateSpace::Local : StateSpace::None;
+  case 'p':
+    return S == ".param" ? StateSpace::Param : StateSpace::None;
+  case 't':
+    return S == ".tex" ? StateSpace::Tex : StateSpace::None;
+  default:
+    return StateSpace::None;
+  }
+}
+
+bool isTypeName(llvm::StringRef S) {
+  static const llvm::StringRef Types[] = {
+      ".b8",    ".b16",    ".b32",     ".b64",     ".b128",  ".u8",    ".u16",   ".u32",
+      ".u64",   ".s8",     ".s16",     ".s32",     ".s64",   ".f16",   ".f16x2", ".f32",
+      ".f64",   ".bf16",   ".bf16x2",  ".tf32",    ".pred",  ".e4m3",  ".e5m2",  ".e4m3x2",
+      ".e5m2x2", ".e2m3",  ".e3m2",    ".e2m1",    ".e2m3x2", ".e3m2x2", ".e2m1x2", ".ue8m0",
+      ".ue8m0x2", ".texref", ".samplerref", ".surfref", ".s2f6x2", ".u128", ".s128", ".f128"};
+  for (llvm::StringRef T : Types)
+    if (S == T)
+      return true;
+  return false;
+}
+
+namespace {
+
+class Parser {
+public:
+  Parser(Module &M, std::vector<Diagnostic> &Errors, const ParseOptions &Opts)
+      : M(M), Errors(Errors), Opts(Opts), Lex(M.source()) {
+    Cur = Lex.next();
+    Ahead = Lex.next();
+  }
+
+  void parseModule() {
+    while (Cur.K != Tok::Eof && !tooManyErrors()) {
+      uint32_t Start = Cur.Offset;
+      if (!parseTopLevel())
+        recoverTopLevel();
+      if (Cur.Offset == Start && Cur.K != Tok::Eof)
+        advance(); // guarantee progress
+    }
+  }
+
+private:
+  Module &M;
+  std::vector<Diagnostic> &Errors;
+  const ParseOptions &Opts;
+
+public:
+  Validator V{M, Errors, Opts};
+
+private:
+  Lexer Lex;
+  Token Cur, Ahead;
+  unsigned BraceDepth = 0;
+
+  // ---------------------------------------------------------------- tokens
+
+  void advance() {
+    Cur = Ahead;
+    Ahead = Lex.next();
+  }
+  bool tooManyErrors() const { return Errors.size() >= Opts.MaxErrors; }
+
+  void error(uint32_t Offset, const llvm::Twine &Msg) {
+    if (!tooManyErrors())
+      Errors.push_back({Loc{Offset}, Msg.str()});
+  }
+  void error(const llvm::Twine &Msg) { error(Cur.Offset, Msg); }
+
+  std::string describe(const Token &T) const {
+    switch (T.K) {
+    case Tok::Eof:
+      return "end of file";
+    case Tok::Error:
+      return ("invalid token '" + T.Text + "'").str();
+    default:
+      return ("'" + T.Text + "'").str();
+    }
+  }
+
+  bool accept(char C) {
+    if (Cur.is(C)) {
+      advance();
+      return true;
+    }
+    return false;
+  }
+  bool expect(char C, llvm::StringRef What = "") {
+    if (accept(C))
+      return true;
+    error(llvm::formatv("expected '{0}'{1}{2}, found {3}", C, What.empty() ? "" : " ", What,
+                        describe(Cur)));
+    return false;
+  }
+  bool isDot(llvm::StringRef S) const { return Cur.K == Tok::Dot && Cur.Text == S; }
+
+  /// Skips to just after the next ';' at the current brace depth, or to a '}' closing it.
+  void recoverStatement() {
+    unsigned Depth = 0;
+    while (Cur.K != Tok::Eof) {
+      if (Cur.is('{'))
+        ++Depth;
+      else if (Cur.is('}')) {
+        if (Depth == 0)
+          return;
+        --Depth;
+      } else if (Cur.is(';') && Depth == 0) {
+        advance();
+        return;
+      }
+      advance();
+    }
+  }
+  void recoverTopLevel() {
+    // Skip to the next module-level directive at brace depth 0.
+    unsigned Depth = 0;
+    while (Cur.K != Tok::Eof) {
+      if (Cur.is('{'))
+        ++Depth;
+      else if (Cur.is('}')) {
+        if (Depth > 0)
+          --Depth;
+        advance();
+        if (Depth == 0)
+          return;
+        continue;
+      } else if (Depth == 0 && Cur.is(';')) {
+        advance();
+        return;
+      }
+      advance();
+    }
+  }
+
+  // ---------------------------------------------------------------- literals
+
+  bool intValue(const Token &T, int64_t &V, bool *Unsigned = nullptr) {
+    llvm::StringRef S = T.Text;
+    bool U = false;
+    if (S.ends_with("U") || S.ends_with("u")) {
+      U = true;
+      S = S.drop_back();
+    }
+    unsigned Radix = 10;
+    if (S.starts_with_insensitive("0x")) {
+      Radix = 16;
+      S = S.drop_front(2);
+    } else if (S.starts_with_insensitive("0b")) {
+      Radix = 2;
+      S = S.drop_front(2);
+    } else if (S.size() > 1 && S[0] == '0') {
+      Radix = 8;
+      S = S.drop_front(1);
+    }
+    uint64_t X = 0;
+    if (S.empty() || S.getAsInteger(Radix, X)) {
+      error(T.Offset, "invalid integer literal '" + T.Text + "'");
+      return false;
+    }
+    V = int64_t(X);
+    if (Unsigned)
+      *Unsigned = U;
+    return true;
+  }
+
+  bool floatValue(const Token &T, uint64_t &Bits, bool &IsDouble) {
+    llvm::StringRef S = T.Text;
+    if (S.size() > 2 && S[0] == '0' && (S[1] == 'f' || S[1] == 'F' || S[1] == 'd' || S[1] == 'D')) {
+      IsDouble = S[1] == 'd' || S[1] == 'D';
+      return !S.drop_front(2).getAsInteger(16, Bits);
+    }
+    double D = 0;
+    if (S.getAsDouble(D, /*AllowInexact=*/true)) {
+      error(T.Offset, "invalid floating-point literal '" + T.Text + "'");
+      return false;
+    }
+    IsDouble = true;
+    std::memcpy(&Bits, &D, 8);
+    return true;
+  }
+
+  bool parseUInt(uint32_t &Out, llvm::StringRef What) {
+    if (Cur.K != Tok::Int) {
+      error(llvm::formatv("expected {0}, found {1}", What, describe(Cur)));
+      return false;
+    }
+    int64_t V = 0;
+    if (!intValue(Cur, V))
+      return false;
+    if (V < 0 || V > int64_t(UINT32_MAX)) {
+      error(llvm::formatv("{0} {1} is out of range", What, Cur.Text));
+      return false;
+    }
+    Out = uint32_t(V);
+    advance();
+    return true;
+  }
+
+  // ---------------------------------------------------------------- module level
+
+  bool parseTopLevel() {
+    if (Cur.K != Tok::Dot) {
+      error("expected a directive at module scope, found " + describe(Cur));
+      return false;
+    }
+    llvm::StringRef D = Cur.Text;
+    if (D == ".version")
+      return parseVersion();
+    if (D == ".target")
+      return parseTarget();
+    if (D == ".address_size") {
+      advance();
+      uint32_t N = 0;
+      if (!parseUInt(N, "address size"))
+        return false;
+      if (N != 32 && N != 64)
+        error("address size must be 32 or 64");
+      M.AddressSize = N;
+      return true;
+    }
+    if (D == ".file" || D == ".loc") {
+      TopLevel T;
+      T.K = TopLevel::Directive;
+      T.R = rawToEndOfLine();
+      M.Items.push_back(T);
+      return true;
+    }
+    if (D == ".section")
+      return parseSection();
+    if (D == ".pragma") {
+      TopLevel T;
+      T.K = TopLevel::Directive;
+      T.R = parsePragma();
+      if (!T.R)
+        return false;
+      M.Items.push_back(T);
+      return true;
+    }
+    if (D == ".alias")
+      return parseAlias();
+    uint32_t Start = Cur.Offset;
+    uint8_t Link = parseLinkage();
+    if (isDot(".entry") || isDot(".func"))
+      return parseFunction(Start, Link);
+    if (Cur.K == Tok::Dot) {
+      llvm::SmallVector<VarDecl, 1> Vars;
+      if (!parseVarDecl(Start, Link, Vars, /*InFunction=*/false))
+        return false;
+      for (VarDecl &VD : Vars) {
+        TopLevel T;
+        T.K = TopLevel::Var;
+        T.V = M.make<VarDecl>(VD);
+        M.Items.push_back(T);
+        V.declareGlobal(*T.V);
+      }
+      return expect(';', "after a declaration");
+    }
+    error("expected a declaration after linkage, found " + describe(Cur));
+    return false;
+  }
+
+  bool parseVersion() {
+    uint32_t Off = Cur.Offset;
+    advance();
+    if (Cur.K != Tok::Float) {
+      error("expected a version number like 9.0, found " + describe(Cur));
+      return false;
+    }
+    auto [Maj, Min] = Cur.Text.split('.');
+    if (Maj.getAsInteger(10, M.VersionMajor) || Min.getAsInteger(10, M.VersionMinor) ||
+        Min.empty()) {
+      error("invalid version '" + Cur.Text + "'");
+      return false;
+    }
+    if (M.VersionMajor > 9 || (M.VersionMajor == 9 && M.VersionMinor > 1) || M.VersionMajor < 1)
+      error(Off, llvm::formatv("unsupported PTX ISA version {0}.{1} (reptx reads 1.0 to 9.1)",
+                               M.VersionMajor, M.VersionMinor));
+    advance();
+    return true;
+  }
+
+  bool parseTarget() {
+    advance();
+    do {
+      if (Cur.K != Tok::Ident) {
+        error("expected a target name, found " + describe(Cur));
+        return false;
+      }
+      llvm::StringRef T = Cur.Text;
+      bool Known = T == "texmode_unified" || T == "texmode_independent" || T == "debug" ||
+                   T == "map_f64_to_f32";
+      if (!Known && T.starts_with("sm_")) {
+        llvm::StringRef N = T.drop_front(3);
+        if (N.ends_with("a") || N.ends_with("f"))
+          N = N.drop_back();
+        unsigned X;
+        Known = !N.getAsInteger(10, X);
+      } else if (!Known && T.starts_with("compute_")) {
+        unsigned X;
+        Known = !T.drop_front(8).rtrim("af").getAsInteger(10, X);
+      }
+      if (!Known)
+        error("unknown target '" + T + "'");
+      M.Targets.push_back(M.intern(T));
+      advance();
+    } while (accept(','));
+    return true;
+  }
+
+  const RawDirective *rawToEndOfLine() {
+    uint32_t Start = Cur.Offset;
+    Symbol Name = M.intern(Cur.Text);
+    Lex.reset(Cur.Offset + Cur.Text.size());
+    Lex.skipLine();
+    uint32_t End = Lex.offset();
+    Cur = Lex.next();
+    Ahead = Lex.next();
+    auto *R = M.make<RawDirective>();
+    R->L = {Start};
+    R->Name = Name;
+    R->Text = M.source().slice(Start, End).rtrim();
+    return R;
+  }
+
+  const RawDirective *parsePragma() {
+    uint32_t Start = Cur.Offset;
+    advance();
+    do {
+      if (Cur.K != Tok::String) {
+        error("expected a string after .pragma, found " + describe(Cur));
+        return nullptr;
+      }
+      advance();
+    } while (accept(','));
+    uint32_t End = Cur.Offset;
+    if (!expect(';', "after .pragma"))
+      return nullptr;
+    auto *R = M.make<RawDirective>();
+    R->L = {Start};
+    R->Name = M.intern(".pragma");
+    R->Text = M.source().slice(Start, End).rtrim();
+    return R;
+  }
+
+  bool parseSection() {
+    uint32_t Start = Cur.Offset;
+    advance();
+    if (Cur.K != Tok::Dot && Cur.K != Tok::Ident) {
+      error("expected a section name after .section, found " + describe(Cur));
+      return false;
+    }
+    advance();
+    if (!expect('{', "to open the section"))
+      return false;
+    unsigned Depth = 1;
+    while (Cur.K != Tok::Eof && Depth) {
+      if (Cur.is('{'))
+        ++Depth;
+      else if (Cur.is('}'))
+        --Depth;
+      if (Depth)
+        advance();
+    }
+    if (Depth) {
+      error(Start, "unterminated .section: missing '}'");
+      return false;
+    }
+    uint32_t End = Cur.Offset + 1;
+    advance();
+    auto *R = M.make<RawDirective>();
+    R->L = {Start};
+    R->Name = M.intern(".section");
+    R->Text = M.source().slice(Start, End);
+    TopLevel T;
+    T.K = TopLevel::Directive;
+    T.R = R;
+    M.Items.push_back(T);
+    return true;
+  }
+
+  bool parseAlias() {
+    advance();
+    if (Cur.K != Tok::Ident) {
+      error("expected a function name after .alias, found " + describe(Cur));
+      return false;
+    }
+    TopLevel T;
+    T.K = TopLevel::Alias;
+    T.AliasName = M.intern(Cur.Text);
+    advance();
+    if (!expect(','))
+      return false;
+    if (Cur.K != Tok::Ident) {
+      error("expected the aliased function name, found " + describe(Cur));
+      return false;
+    }
+    T.AliasTarget = M.intern(Cur.Text);
+    advance();
+    expect(';', "after .alias");
+    M.Items.push_back(T);
+    return true;
+  }
+
+  uint8_t parseLinkage() {
+    uint8_t L = LinkNone;
+    while (Cur.K == Tok::Dot) {
+      if (Cur.Text == ".visible")
+        L |= LinkVisible;
+      else if (Cur.Text == ".extern")
+        L |= LinkExtern;
+      else if (Cur.Text == ".weak")
+        L |= LinkWeak;
+      else if (Cur.Text == ".common")
+        L |= LinkCommon;
+      else
+        break;
+      advance();
+    }
+    return L;
+  }
+
+  // ---------------------------------------------------------------- declarations
+
+  /// Parses `[space] [.align N] [.vN] type [.ptr ...] name[<N>][dims][= init] {, name...}`;
+  /// the state space may be absent only for parameters of old-style .func lists.
+  bool parseVarDecl(uint32_t Start, uint8_t Link, llvm::SmallVectorImpl<VarDecl> &Out,
+                    bool InFunction, bool AllowMany = true) {
+    VarDecl Base;
+    Base.L = {Start};
+    Base.Linkage = Link;
+    llvm::SmallVector<TypeName, 2> Attrs;
+    bool SawPtr = false;
+    while (Cur.K == Tok::Dot) {
+      llvm::StringRef D = Cur.Text;
+      StateSpace S = stateSpaceFromName(D);
+      if (S != StateSpace::None) {
+        if (SawPtr)
+          Base.PtrSpace = S;
+        else if (Base.Space != StateSpace::None) {
+          error(llvm::formatv("more than one state space in a declaration ('{0}' after '{1}')", D,
+                              stateSpaceName(Base.Space)));
+          return false;
+        } else
+          Base.Space = S;
+        advance();
+      } else if (D == ".align") {
+        advance();
+        uint32_t A = 0;
+        if (!parseUInt(A, "alignment"))
+          return false;
+        if (A == 0 || (A & (A - 1))) {
+          error(llvm::formatv("alignment {0} is not a power of two", A));
+          return false;
+        }
+        (SawPtr ? Base.PtrAlign : Base.Align) = A;
+      } else if (D == ".v2" || D == ".v4" || D == ".v8") {
+        Base.VectorWidth = uint8_t(D[2] - '0');
+        advance();
+      } else if (D == ".ptr") {
+        SawPtr = true;
+        Base.IsPtr = true;
+        advance();
+      } else if (isTypeName(D)) {
+        if (!Base.Type.empty()) {
+          error(llvm::formatv("more than one type in a declaration ('{0}' after '{1}')", D,
+                              Base.Type));
+          return false;
+        }
+        Base.Type = M.intern(D);
+        advance();
+      } else if (D == ".attribute") {
+        uint32_t AStart = Cur.Offset;
+        advance();
+        if (!expect('(', "after .attribute"))
+          return false;
+        while (Cur.K == Tok::Dot)
+          advance();
+        uint32_t AEnd = Cur.Offset + 1;
+        if (!expect(')', "to close .attribute"))
+          return false;
+        Attrs.push_back(M.intern(M.source().slice(AStart, AEnd)));
+      } else if (D == ".managed" || D == ".unified") {
+        Attrs.push_back(M.intern(D));
+        advance();
+      } else {
+        error("unexpected '" + D + "' in a declaration");
+        return false;
+      }
+    }
+    if (Base.Space == StateSpace::None && InFunction) {
+      error(Start, "declaration without a state space");
+      return false;
+    }
+    if (Base.Type.empty()) {
+      error("expected a type in the declaration, found " + describe(Cur));
+      return false;
+    }
+    Base.Attributes = M.copy(llvm::ArrayRef<TypeName>(Attrs));
+    do {
+      VarDecl D = Base;
+      if (Cur.K != Tok::Ident) {
+        error("expected a name in the declaration, found " + describe(Cur));
+        return false;
+      }
+      D.L = {Cur.Offset};
+      D.Name = M.intern(Cur.Text);
+      advance();
+      if (Cur.is('<')) {
+        advance();
+        if (!parseUInt(D.RangeCount, "register count") || !expect('>', "after the register count"))
+          return false;
+        if (D.Space != StateSpace::Reg) {
+          error(D.L.Offset, "a parameterized name '%name<N>' is only allowed for .reg variables");
+          return false;
+        }
+      }
+      llvm::SmallVector<const Expr *, 2> Dims;
+      while (Cur.is('[')) {
+        advance();
+        if (Cur.is(']')) {
+          Dims.push_back(nullptr);
+        } else {
+          const Expr *E = parseExpr();
+          if (!E)
+            return false;
+          Dims.push_back(E);
+        }
+        if (!expect(']', "to close the array dimension"))
+          return false;
+      }
+      D.Dims = M.copy(llvm::ArrayRef<const Expr *>(Dims));
+      if (accept('=')) {
+        D.Init = parseInitializer();
+        if (!D.Init)
+          return false;
+      }
+      Out.push_back(D);
+    } while (AllowMany && accept(','));
+    return true;
+  }
+
+  const Expr *parseInitializer() {
+    if (Cur.is('{')) {
+      uint32_t Start = Cur.Offset;
+      advance();
+      llvm::SmallVector<const Expr *, 16> Elems;
+      if (!Cur.is('}')) {
+        do {
+          const Expr *E = parseInitializer();
+          if (!E)
+            return nullptr;
+          Elems.push_back(E);
+        } while (accept(','));
+      }
+      if (!expect('}', "to close the initializer"))
+        return nullptr;
+      auto *E = M.make<Expr>();
+      E->K = Expr::Braces;
+      E->L = {Start};
+      E->Args = M.copy(llvm::ArrayRef<const Expr *>(Elems));
+      return E;
+    }
+    return parseExpr();
+  }
+
+  // Constant expressions, C precedence (PTX ISA §4.6.2).
+  static int precedence(const Token &T) {
+    if (T.K == Tok::Shl || T.K == Tok::Shr)
+      return 5;
+    if (T.K != Tok::Punct)
+      return -1;
+    switch (T.P) {
+    case '*': case '/': case '%':
+      return 7;
+    case '+': case '-':
+      return 6;
+    case '<': case '>':
+      return 4;
+    case '&':
+      return 3;
+    case '^':
+      return 2;
+    case '|':
+      return 1;
+    default:
+      return -1;
+    }
+  }
+
+  const Expr *parseExpr(int MinPrec = 0) {
+    const Expr *L = parseUnary();
+    while (L) {
+      int Prec = precedence(Cur);
+      if (Prec < MinPrec || Prec < 0)
+        break;
+      char Op = Cur.K == Tok::Shl ? '<' : Cur.K == Tok::Shr ? '>' : Cur.P;
+      if (Cur.K == Tok::Punct && (Cur.P == '<' || Cur.P == '>'))
+        break; // comparison operators are not used in constant initializers
+      uint32_t Off = Cur.Offset;
+      advance();
+      const Expr *R = parseExpr(Prec + 1);
+      if (!R)
+        return nullptr;
+      auto *E = M.make<Expr>();
+      E->K = Expr::Binary;
+      E->L = {Off};
+      E->Op = Op;
+      const Expr *Args[] = {L, R};
+      E->Args = M.copy(llvm::ArrayRef<const Expr *>(Args));
+      L = E;
+    }
+    return L;
+  }
+
+  const Expr *parseUnary() {
+    uint32_t Off = Cur.Offset;
+    if (Cur.is('-') || Cur.is('+') || Cur.is('~') || Cur.is('!')) {
+      char Op = Cur.P;
+      advance();
+      const Expr *A = parseUnary();
+      if (!A)
+        return nullptr;
+      auto *E = M.make<Expr>();
+      E->K = Expr::Unary;
+      E->L = {Off};
+      E->Op = Op;
+      E->Args = M.copy(llvm::ArrayRef<const Expr *>(&A, 1));
+      return E;
+    }
+    if (accept('(')) {
+      const Expr *E = parseExpr();
+      if (!E || !expect(')', "to close the expression"))
+        return nullptr;
+      return E;
+    }
+    auto *E = M.make<Expr>();
+    E->L = {Off};
+    if (Cur.K == Tok::Int) {
+      E->K = Expr::Int;
+      if (!intValue(Cur, E->IntValue))
+        return nullptr;
+      advance();
+      return E;
+    }
+    if (Cur.K == Tok::Float) {
+      E->K = Expr::Float;
+      if (!floatValue(Cur, E->FloatBits, E->IsDouble))
+        return nullptr;
+      advance();
+      return E;
+    }
+    if (Cur.K == Tok::Ident) {
+      if ((Cur.Text == "generic" || Cur.Text == "mask") && Ahead.is('(')) {
+        E->K = Expr::Generic;
+        E->Sym = M.intern(Cur.Text);
+        advance();
+        advance();
+        const Expr *A = parseExpr();
+        if (!A || !expect(')', "to close generic()"))
+          return nullptr;
+        E->Args = M.copy(llvm::ArrayRef<const Expr *>(&A, 1));
+        return E;
+      }
+      E->K = Expr::Name;
+      E->Sym = M.intern(Cur.Text);
+      advance();
+      return E;
+    }
+    error("expected a constant expression, found " + describe(Cur));
+    return nullptr;
+  }
+
+  // ---------------------------------------------------------------- functions
+
+  bool parseParamList(llvm::SmallVectorImpl<VarDecl> &Out) {
+    if (!expect('('))
+      return false;
+    if (accept(')'))
+      return true;
+    do {
+      uint32_t Start = Cur.Offset;
+      if (Cur.K != Tok::Dot) {
+        error("expected a parameter declaration, found " + describe(Cur));
+        return false;
+      }
+      llvm::SmallVector<VarDecl, 1> One;
+      if (!parseVarDecl(Start, LinkNone, One, /*InFunction=*/false, /*AllowMany=*/false))
+        return false;
+      for (VarDecl &D : One) {
+        if (D.Space == StateSpace::None)
+          D.Space = StateSpace::Param;
+        if (D.Space != StateSpace::Param && D.Space != StateSpace::Reg)
+          error(D.L.Offset, llvm::formatv("parameter '{0}' must be in .param or .reg space, "
+                                          "not {1}",
+                                          D.Name, stateSpaceName(D.Space)));
+        Out.push_back(D);
+      }
+    } while (accept(','));
+    return expect(')', "to close the parameter list");
+  }
+
+  bool parseDims(uint32_t (&Out)[3], llvm::StringRef What) {
+    advance();
+    for (int I = 0; I < 3; ++I) {
+      if (!parseUInt(Out[I], What))
+        return false;
+      if (!accept(','))
+        break;
+    }
+    return true;
+  }
+
+  bool parseFunction(uint32_t Start, uint8_t Link) {
+    auto *F = M.make<Function>();
+    F->L = {Start};
+    F->Linkage = Link;
+    F->IsEntry = isDot(".entry");
+    advance();
+    llvm::SmallVector<VarDecl, 2> Returns, Params;
+    if (!F->IsEntry && Cur.is('(')) {
+      if (!parseParamList(Returns))
+        return false;
+    }
+    if (Cur.K != Tok::Ident) {
+      error("expected a function name, found " + describe(Cur));
+      return false;
+    }
+    F->Name = M.intern(Cur.Text);
+    advance();
+    if (Cur.is('(') && !parseParamList(Params))
+      return false;
+    F->Returns = M.copy(llvm::ArrayRef<VarDecl>(Returns));
+    F->Params = M.copy(llvm::ArrayRef<VarDecl>(Params));
+    llvm::SmallVector<const RawDirective *, 2> Pragmas;
+    while (Cur.K == Tok::Dot) {
+      llvm::StringRef D = Cur.Text;
+      bool Ok = true;
+      if (D == ".maxntid")
+        Ok = parseDims(F->MaxNTid, "thread count");
+      else if (D == ".reqntid")
+        Ok = parseDims(F->ReqNTid, "thread count");
+      else if (D == ".reqnctapercluster")
+        Ok = parseDims(F->ReqNCtaPerCluster, "CTA count");
+      else if (D == ".minnctapersm") {
+        advance();
+        Ok = parseUInt(F->MinNCtaPerSm, "CTA count");
+      } else if (D == ".maxnctapersm") {
+        advance();
+        uint32_t Ignored;
+        Ok = parseUInt(Ignored, "CTA count");
+      } else if (D == ".maxnreg") {
+        advance();
+        Ok = parseUInt(F->MaxNReg, "register count");
+      } else if (D == ".maxclusterrank") {
+        advance();
+        Ok = parseUInt(F->MaxClusterRank, "cluster rank");
+      } else if (D == ".explicitcluster") {
+        F->ExplicitCluster = true;
+        advance();
+      } else if (D == ".blocksareclusters") {
+        F->BlocksAreClusters = true;
+        advance();
+      } else if (D == ".noreturn") {
+        F->NoReturn = true;
+        advance();
+      } else if (D == ".pragma") {
+        if (const RawDirective *R = parsePragma())
+          Pragmas.push_back(R);
+        else
+          Ok = false;
+      } else {
+        error("unexpected '" + D + "' in a function header");
+        return false;
+      }
+      if (!Ok)
+        return false;
+    }
+    F->Pragmas = M.copy(llvm::ArrayRef<const RawDirective *>(Pragmas));
+    if (Cur.is('{')) {
+      V.beginFunction(*F);
+      F->Body = parseBlock();
+      V.endFunction();
+    } else {
+      expect(';', "or a body after the function header");
+    }
+    TopLevel T;
+    T.K = TopLevel::Func;
+    T.F = F;
+    M.Items.push_back(T);
+    V.declareFunction(*F);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- bodies
+
+  const Block *parseBlock() {
+    auto *B = M.make<Block>();
+    B->L = {Cur.Offset};
+    advance(); // {
+    ++BraceDepth;
+    V.pushScope();
+    llvm::SmallVector<Statement, 64> Body;
+    while (!Cur.is('}')) {
+      if (Cur.K == Tok::Eof) {
+        error(B->L.Offset, "unterminated block: missing '}'");
+        break;
+      }
+      if (tooManyErrors())
+        break;
+      uint32_t StartOff = Cur.Offset;
+      if (!parseStatement(Body))
+        recoverStatement(); // syntax error: skip to the next statement
+
+      if (Cur.Offset == StartOff && !Cur.is('}') && Cur.K != Tok::Eof)
+        advance();
+    }
+    if (Cur.is('}'))
+      advance();
+    --BraceDepth;
+    V.popScope();
+    B->Body = M.copy(llvm::ArrayRef<Statement>(Body));
+    return B;
+  }
+
+  bool parseStatement(llvm::SmallVectorImpl<Statement> &Body) {
+    Statement S;
+    S.L = {Cur.Offset};
+    if (Cur.is('{')) {
+      S.K = Statement::Scope;
+      S.B = parseBlock();
+      Body.push_back(S);
+      return true;
+    }
+    if (Cur.K == Tok::Ident && Ahead.is(':')) {
+      S.K = Statement::Label;
+      S.LabelName = M.intern(Cur.Text);
+      advance();
+      advance();
+      if (isDot(".callprototype"))
+        return parsePrototype(S.LabelName, S.L.Offset);
+      if (isDot(".branchtargets")) {
+        V.declareLabel(S.LabelName, S.L.Offset);
+        Statement D;
+        D.L = {Cur.Offset};
+        D.K = Statement::Directive;
+        D.R = rawToSemicolon();
+        Body.push_back(S);
+        if (!D.R)
+          return false;
+        Body.push_back(D);
+        return true;
+      }
+      V.declareLabel(S.LabelName, S.L.Offset);
+      Body.push_back(S);
+      return true;
+    }
+    if (Cur.K == Tok::Dot) {
+      llvm::StringRef D = Cur.Text;
+      if (D == ".loc" || D == ".file") {
+        S.K = Statement::Directive;
+        S.R = rawToEndOfLine();
+        Body.push_back(S);
+        return true;
+      }
+      if (D == ".pragma") {
+        S.K = Statement::Directive;
+        S.R = parsePragma();
+        if (!S.R)
+          return false;
+        Body.push_back(S);
+        return true;
+      }
+      uint8_t Link = parseLinkage();
+      llvm::SmallVector<VarDecl, 4> Vars;
+      if (!parseVarDecl(S.L.Offset, Link, Vars, /*InFunction=*/true))
+        return false;
+      if (!expect(';', "after a declaration"))
+        return false;
+      for (VarDecl &VD : Vars) {
+        Statement DS;
+        DS.K = Statement::Decl;
+        DS.L = VD.L;
+        DS.D = M.make<VarDecl>(VD);
+        V.declareLocal(*DS.D);
+        Body.push_back(DS);
+      }
+      return true;
+    }
+    if (Cur.is('@') || Cur.K == Tok::Ident) {
+      const Instruction *I = parseInstruction();
+      if (!I)
+        return false;
+      S.K = Statement::Instr;
+      S.I = I;
+      Body.push_back(S);
+      return true;
+    }
+    error("expected an instruction, declaration or label, found " + describe(Cur));
+    return false;
+  }
+
+  const RawDirective *rawToSemicolon() {
+    uint32_t Start = Cur.Offset;
+    Symbol Name = M.intern(Cur.Text);
+    while (Cur.K != Tok::Eof && !Cur.is(';') && !Cur.is('}'))
+      advance();
+    uint32_t End = Cur.Offset;
+    if (!expect(';', "to end the directive"))
+      return nullptr;
+    auto *R = M.make<RawDirective>();
+    R->L = {Start};
+    R->Name = Name;
+    R->Text = M.source().slice(Start, End).rtrim();
+    return R;
+  }
+
+  bool parsePrototype(Symbol Name, uint32_t Start) {
+    auto *P = M.make<Prototype>();
+    P->L = {Start};
+    P->Name = Name;
+    advance(); // .callprototype
+    llvm::SmallVector<VarDecl, 2> Returns, Params;
+    if (Cur.is('(') && !parseParamList(Returns))
+      return false;
+    if (Cur.K != Tok::Sink) {
+      error("expected '_' in .callprototype, found " + describe(Cur));
+      return false;
+    }
+    advance();
+    if (Cur.is('(') && !parseParamList(Params))
+      return false;
+    if (isDot(".noreturn")) {
+      P->NoReturn = true;
+      advance();
+    }
+    if (!expect(';', "after .callprototype"))
+      return false;
+    P->Returns = M.copy(llvm::ArrayRef<VarDecl>(Returns));
+    P->Params = M.copy(llvm::ArrayRef<VarDecl>(Params));
+    M.Prototypes.push_back(P);
+    V.declarePrototype(*P);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- instructions
+
+  const Instruction *parseInstruction() {
+    auto *I = M.make<Instruction>();
+    I->L = {Cur.Offset};
+    if (accept('@')) {
+      if (accept('!'))
+        I->GuardNegated = true;
+      if (Cur.K != Tok::Ident) {
+        error("expected a predicate register after '@', found " + describe(Cur));
+        return nullptr;
+      }
+      I->Guard = M.intern(Cur.Text);
+      V.useRegister(I->Guard, Cur.Offset);
+      advance();
+    }
+    if (Cur.K != Tok::Ident) {
+      error("expected an instruction opcode, found " + describe(Cur));
+      return nullptr;
+    }
+    uint32_t OpOff = Cur.Offset;
+    I->Opcode = M.intern(Cur.Text);
+    advance();
+    llvm::SmallVector<Symbol, 8> Mods;
+    while (Cur.K == Tok::Dot && !Cur.SpaceBefore) {
+      Mods.push_back(M.intern(Cur.Text));
+      advance();
+    }
+    I->Mods = M.copy(llvm::ArrayRef<Symbol>(Mods));
+    llvm::SmallVector<Operand, 4> Ops;
+    if (!Cur.is(';')) {
+      do {
+        Operand O;
+        if (!parseOperand(O))
+          return nullptr;
+        Ops.push_back(O);
+      } while (accept(','));
+    }
+    if (!expect(';', "after the instruction operands"))
+      return nullptr;
+    I->Ops = M.copy(llvm::ArrayRef<Operand>(Ops));
+    V.checkInstruction(*I, OpOff);
+    return I;
+  }
+
+  bool parseNameOperand(Operand &O) {
+    O.K = Operand::Name;
+    O.L = {Cur.Offset};
+    O.Sym = M.intern(Cur.Text);
+    uint32_t Off = Cur.Offset;
+    advance();
+    if (Cur.K == Tok::Dot && !Cur.SpaceBefore) {
+      // %tid.x, %r1.y: component selector
+      O.Component = M.intern(Cur.Text);
+      advance();
+    }
+    V.useName(O.Sym, Off);
+    return true;
+  }
+
+  bool parseOperand(Operand &O) {
+    O.L = {Cur.Offset};
+    if (Cur.is('!')) {
+      advance();
+      if (Cur.K != Tok::Ident) {
+        error("expected a predicate after '!', found " + describe(Cur));
+        return false;
+      }
+      parseNameOperand(O);
+      O.Negated = true;
+      return true;
+    }
+    if (Cur.is('-') && Ahead.K == Tok::Ident) {
+      advance();
+      parseNameOperand(O);
+      O.Minus = true;
+      return true;
+    }
+    if (Cur.is('[')) {
+      advance();
+      O.K = Operand::Address;
+      llvm::SmallVector<Operand, 3> Elems;
+      if (Cur.K == Tok::Ident) {
+        Operand Base;
+        parseNameOperand(Base);
+        Elems.push_back(Base);
+        if (Cur.is('+') || Cur.is('-')) {
+          bool Neg = Cur.is('-');
+          advance();
+          if (Cur.is('-')) {
+            Neg = !Neg;
+            advance();
+          }
+          if (Cur.K != Tok::Int) {
+            error("expected an integer offset in the address, found " + describe(Cur));
+            return false;
+          }
+          int64_t V = 0;
+          if (!intValue(Cur, V))
+            return false;
+          O.IntValue = Neg ? -V : V;
+          advance();
+        }
+      } else if (Cur.K == Tok::Int) {
+        if (!intValue(Cur, O.IntValue))
+          return false;
+        advance();
+      } else {
+        error("expected a register, variable or address in '[ ]', found " + describe(Cur));
+        return false;
+      }
+      while (accept(',')) {
+        Operand E;
+        if (!parseOperand(E))
+          return false;
+        Elems.push_back(E);
+      }
+      if (!expect(']', "to close the address"))
+        return false;
+      O.Elems = M.copy(llvm::ArrayRef<Operand>(Elems));
+      return true;
+    }
+    if (Cur.is('{') || Cur.is('(')) {
+      char Close = Cur.is('{') ? '}' : ')';
+      O.K = Cur.is('{') ? Operand::Vector : Operand::List;
+      advance();
+      llvm::SmallVector<Operand, 8> Elems;
+      if (!Cur.is(Close)) {
+        do {
+          Operand E;
+          if (!parseOperand(E))
+            return false;
+          Elems.push_back(E);
+        } while (accept(','));
+      }
+      if (!expect(Close, Close == '}' ? "to close the vector" : "to close the list"))
+        return false;
+      O.Elems = M.copy(llvm::ArrayRef<Operand>(Elems));
+      return true;
+    }
+    if (Cur.K == Tok::Sink) {
+      O.K = Operand::Sink;
+      advance();
+      return true;
+    }
+    if (Cur.K == Tok::Ident) {
+      if (Ahead.is('+') || Ahead.is('-') || Ahead.is('(')) {
+        // var+4, generic(var): a constant expression.
+        if (Ahead.is('(') && Cur.Text != "generic") {
+          error("unexpected '(' after '" + Cur.Text + "'");
+          return false;
+        }
+        O.K = Operand::ExprOp;
+        O.E = parseExpr();
+        return O.E != nullptr;
+      }
+      parseNameOperand(O);
+      if (Cur.is('|')) {
+        advance();
+        Operand Second;
+        if (Cur.K != Tok::Ident) {
+          error("expected a predicate after '|', found " + describe(Cur));
+          return false;
+        }
+        parseNameOperand(Second);
+        Operand Pair[2] = {O, Second};
+        O = Operand();
+        O.K = Operand::Pair;
+        O.L = Pair[0].L;
+        O.Elems = M.copy(llvm::ArrayRef<Operand>(Pair));
+      }
+      return true;
+    }
+    if (Cur.K == Tok::Int || (Cur.is('-') && Ahead.K == Tok::Int)) {
+      bool Neg = accept('-');
+      O.K = Operand::Int;
+      if (!intValue(Cur, O.IntValue, &O.Unsigned))
+        return false;
+      if (Neg)
+        O.IntValue = -O.IntValue;
+      advance();
+      return true;
+    }
+    if (Cur.K == Tok::Float || (Cur.is('-') && Ahead.K == Tok::Float)) {
+      bool Neg = accept('-');
+      O.K = Operand::Float;
+      if (!floatValue(Cur, O.FloatBits, O.IsDouble))
+        return false;
+      if (Neg)
+        O.FloatBits ^= O.IsDouble ? (uint64_t(1) << 63) : (uint64_t(1) << 31);
+      advance();
+      return true;
+    }
+    error("expected an operand, found " + describe(Cur));
+    return false;
+  }
+};
+
+} // namespace
+
+// ---------------------------------------------------------------- Module
+
+Module::Module(std::string Name, std::string Source)
+    : Name(std::move(Name)), Source(std::move(Source)), Strings(Arena) {}
+
+std::pair<unsigned, unsigned> Module::lineCol(Loc L) const {
+  if (LineStarts.empty()) {
+    LineStarts.push_back(0);
+    for (size_t I = 0; I < Source.size(); ++I)
+      if (Source[I] == '\n')
+        LineStarts.push_back(uint32_t(I + 1));
+  }
+  auto It = std::upper_bound(LineStarts.begin(), LineStarts.end(), L.Offset);
+  unsigned Line = unsigned(It - LineStarts.begin());
+  return {Line, L.Offset - LineStarts[Line - 1] + 1};
+}
+
+llvm::StringRef Module::lineText(Loc L) const {
+  auto [Line, Col] = lineCol(L);
+  size_t Start = LineStarts[Line - 1];
+  size_t End = Source.find('\n', Start);
+  return llvm::StringRef(Source).slice(Start, End == std::string::npos ? Source.size() : End);
+}
+
+ParseResult parse(std::string Name, std::string Source, const ParseOptions &Opts) {
+  ParseResult R;
+  R.M = std::make_unique<Module>(std::move(Name), std::move(Source));
+  Parser P(*R.M, R.Errors, Opts);
+  P.parseModule();
+  P.V.finishModule();
+  if (R.M->VersionMajor == 0 && R.Errors.empty())
+    R.Errors.push_back({Loc{0}, "missing .version directive"});
+  // Report in source order; errors found at the end of a function or module come last otherwise.
+  std::vector<std::pair<uint32_t, size_t>> Order;
+  for (size_t I = 0; I < R.Errors.size(); ++I)
+    Order.emplace_back(R.Errors[I].L.Offset, I);
+  std::sort(Order.begin(), Order.end());
+  std::vector<Diagnostic> Sorted;
+  for (auto &[Off, I] : Order)
+    Sorted.push_back(std::move(R.Errors[I]));
+  R.Errors = std::move(Sorted);
+  return R;
+}
+
+void printDiagnostic(llvm::raw_ostream &OS, const Module &M, const Diagnostic &D) {
+  auto [Line, Col] = M.lineCol(D.L);
+  OS << M.name() << ":" << Line << ":" << Col << ": error: " << D.Message << "\n";
+  llvm::StringRef Text = M.lineText(D.L);
+  OS << Text << "\n";
+  for (unsigned I = 1; I < Col && I <= Text.size(); ++I)
+    OS << (Text[I - 1] == '\t' ? '\t' : ' ');
+  OS << "^\n";
+}
+
+llvm::Error toError(const ParseResult &R) {
+  if (R.Errors.empty())
+    return llvm::Error::success();
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  for (const Diagnostic &D : R.Errors)
+    printDiagnostic(OS, *R.M, D);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), S);
+}
+
+} // namespace reptx::ptx
