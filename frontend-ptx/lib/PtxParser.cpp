@@ -896,8 +896,13 @@ private:
       S.LabelName = M.intern(Cur.Text);
       advance();
       advance();
-      if (isDot(".callprototype"))
-        return parsePrototype(S.LabelName, S.L.Offset);
+      if (isDot(".callprototype")) {
+        // Kept in the body as a label statement so the printer writes it back in place.
+        if (!parsePrototype(S.LabelName, S.L.Offset))
+          return false;
+        Body.push_back(S);
+        return true;
+      }
       if (isDot(".branchtargets")) {
         V.declareLabel(S.LabelName, S.L.Offset);
         Statement D;
