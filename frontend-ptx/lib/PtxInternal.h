@@ -8,6 +8,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <deque>
+
 namespace reptx::ptx {
 
 StateSpace stateSpaceFromName(llvm::StringRef S);
@@ -32,7 +34,21 @@ public:
   void declareLabel(Symbol Name, uint32_t Offset);
   void useRegister(Symbol Name, uint32_t Offset) { useName(Name, Offset); }
   void useName(Symbol Name, uint32_t Offset);
-  void checkInstruction(Instruction &I, uint32_t OpcodeOffset);
+  /// A distinct opcode spelling ("ld.global.v4.f32") with its split and the result of checking
+  /// its modifiers against the instruction table.
+  struct Spelling {
+    Symbol Opcode;
+    llvm::ArrayRef<Symbol> Mods;
+    int Family = -1;
+    std::string Error;       // empty when the modifiers are valid
+    uint32_t ErrorDelta = 0; // offset of the error from the opcode
+  };
+  const Spelling *spelling(Symbol Full) const {
+    auto It = SpellingIndex.find(Full.data());
+    return It == SpellingIndex.end() ? nullptr : &Spellings[It->second];
+  }
+  const Spelling *addSpelling(Symbol Full, Symbol Opcode, llvm::ArrayRef<Symbol> Mods);
+  void checkInstruction(Instruction &I, const Spelling &S, uint32_t OpcodeOffset);
   void finishModule();
 
 private:
@@ -49,7 +65,8 @@ private:
     uint32_t Offset;
   };
 
-  bool inScopes(Symbol Name) const;
+  /// Scope index (0 = parameters) where Name is declared, or -1.
+  int findScope(Symbol Name) const;
   void error(uint32_t Offset, const llvm::Twine &Msg);
 
   Module &M;
@@ -62,6 +79,11 @@ private:
   std::vector<Pending> FunctionPending;          // non-local names used in this function
   std::vector<Pending> ModulePending;            // names for module scope
   llvm::DenseSet<const char *> Globals;          // variables, functions, prototypes
+  // Names found in the parameter or outermost body scope: they stay visible for the rest of the
+  // function, so later uses need no scope walk.
+  llvm::DenseSet<const char *> FunctionWide;
+  std::deque<Spelling> Spellings;
+  llvm::DenseMap<const char *, unsigned> SpellingIndex;
 };
 
 } // namespace reptx::ptx

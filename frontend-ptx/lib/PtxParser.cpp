@@ -1028,14 +1028,27 @@ private:
       return nullptr;
     }
     uint32_t OpOff = Cur.Offset;
-    I->Opcode = M.intern(Cur.Text);
+    // The spelling "ld.global.nc.v4.f32" is interned as a whole: a module repeats few distinct
+    // spellings, so its split into opcode and modifiers and its validation are done once each.
+    uint32_t SpellEnd = Cur.Offset + uint32_t(Cur.Text.size());
+    llvm::StringRef Op = Cur.Text;
     advance();
-    llvm::SmallVector<Symbol, 8> Mods;
     while (Cur.K == Tok::Dot && !Cur.SpaceBefore) {
-      Mods.push_back(M.intern(Cur.Text));
+      SpellEnd = Cur.Offset + uint32_t(Cur.Text.size());
       advance();
     }
-    I->Mods = M.copy(llvm::ArrayRef<Symbol>(Mods));
+    Symbol Spelling = M.intern(M.source().slice(OpOff, SpellEnd));
+    const Validator::Spelling *Sp = V.spelling(Spelling);
+    if (!Sp) {
+      llvm::SmallVector<Symbol, 8> Mods;
+      Lexer L(Spelling);
+      L.next(); // the opcode
+      for (Token T = L.next(); T.K == Tok::Dot; T = L.next())
+        Mods.push_back(M.intern(T.Text));
+      Sp = V.addSpelling(Spelling, M.intern(Op), M.copy(llvm::ArrayRef<Symbol>(Mods)));
+    }
+    I->Opcode = Sp->Opcode;
+    I->Mods = Sp->Mods;
     llvm::SmallVector<Operand, 4> Ops;
     if (!Cur.is(';')) {
       do {
@@ -1048,7 +1061,7 @@ private:
     if (!expect(';', "after the instruction operands"))
       return nullptr;
     I->Ops = M.copy(llvm::ArrayRef<Operand>(Ops));
-    V.checkInstruction(*I, OpOff);
+    V.checkInstruction(*I, *Sp, OpOff);
     return I;
   }
 

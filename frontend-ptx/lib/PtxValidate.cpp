@@ -46,6 +46,7 @@ void Validator::beginFunction(const Function &F) {
   InFunction = true;
   Labels.clear();
   FunctionPending.clear();
+  FunctionWide.clear();
   Depth = 0;
   pushScope();
   for (const VarDecl &D : F.Returns)
@@ -98,11 +99,11 @@ void Validator::declareLabel(Symbol Name, uint32_t Offset) {
   }
 }
 
-bool Validator::inScopes(Symbol Name) const {
+int Validator::findScope(Symbol Name) const {
   for (unsigned I = Depth; I-- > 0;) {
     const Scope &S = Scopes[I];
     if (S.Names.count(Name.data()))
-      return true;
+      return int(I);
     if (!S.Ranges.empty()) {
       // %r<100> declares %r0 ... %r99.
       size_t Digits = Name.size();
@@ -119,17 +120,23 @@ bool Validator::inScopes(Symbol Name) const {
         continue;
       for (const Range &R : S.Ranges)
         if (R.Prefix == Prefix && V < R.Count)
-          return true;
+          return int(I);
     }
   }
-  return false;
+  return -1;
 }
 
 void Validator::useName(Symbol Name, uint32_t Offset) {
   if (!Opts.Validate || !InFunction)
     return;
-  if (inScopes(Name))
+  if (FunctionWide.count(Name.data()))
     return;
+  int Found = findScope(Name);
+  if (Found >= 0) {
+    if (Found <= 1)
+      FunctionWide.insert(Name.data());
+    return;
+  }
   if (Name.starts_with("%") ? isSpecialRegister(Name) : Name == "WARP_SZ")
     return; // WARP_SZ: the predefined warp-size constant (PTX ISA §5.4)
   FunctionPending.push_back({Name, Offset});
@@ -149,41 +156,64 @@ void Validator::finishModule() {
   ModulePending.clear();
 }
 
-void Validator::checkInstruction(Instruction &I, uint32_t OpcodeOffset) {
-  const InstructionFamily *F = lookupFamily(I.Opcode);
+const Validator::Spelling *Validator::addSpelling(Symbol Full, Symbol Opcode,
+                                                 llvm::ArrayRef<Symbol> Mods) {
+  Spelling S;
+  S.Opcode = Opcode;
+  S.Mods = Mods;
+  const InstructionFamily *F = lookupFamily(Opcode);
+  auto Fail = [&](uint32_t Delta, const llvm::Twine &Msg) {
+    S.Error = Msg.str();
+    S.ErrorDelta = Delta;
+  };
   if (!F) {
-    error(OpcodeOffset, "unknown instruction '" + I.Opcode + "'");
+    Fail(0, "unknown instruction '" + Opcode + "'");
+  } else {
+    S.Family = int(familyIndex(*F));
+    llvm::SmallVector<uint8_t, 16> Seen(F->Groups.size(), 0);
+    uint32_t Delta = uint32_t(Opcode.size());
+    for (Symbol Mod : Mods) {
+      int G = F->groupOf(Mod);
+      if (G < 0) {
+        Fail(Delta, llvm::formatv("unknown modifier '{0}' for '{1}'", Mod, Opcode));
+        break;
+      }
+      if (++Seen[G] > F->Groups[G].Max) {
+        Fail(Delta, llvm::formatv("too many {0} modifiers for '{1}' ('{2}')", F->Groups[G].Name,
+                                  Opcode, Mod));
+        break;
+      }
+      Delta += uint32_t(Mod.size());
+    }
+    for (size_t G = 0; G < F->Groups.size() && S.Error.empty(); ++G)
+      if (F->Groups[G].Required && !Seen[G]) {
+        std::string Allowed;
+        for (size_t K = 0; K < F->Groups[G].Values.size() && K < 6; ++K)
+          Allowed += (K ? ", " : "") + F->Groups[G].Values[K];
+        if (F->Groups[G].Values.size() > 6)
+          Allowed += ", ...";
+        Fail(0, llvm::formatv("'{0}' needs a {1} modifier ({2})", Opcode, F->Groups[G].Name,
+                              Allowed));
+      }
+  }
+  SpellingIndex[Full.data()] = unsigned(Spellings.size());
+  Spellings.push_back(std::move(S));
+  return &Spellings.back();
+}
+
+void Validator::checkInstruction(Instruction &I, const Spelling &S, uint32_t OpcodeOffset) {
+  if (S.Family < 0) {
+    error(OpcodeOffset, S.Error);
     return;
   }
-  I.Family = uint16_t(familyIndex(*F));
+  I.Family = uint16_t(S.Family);
   if (!Opts.Validate)
     return;
-  llvm::SmallVector<uint8_t, 16> Seen(F->Groups.size(), 0);
-  uint32_t ModOffset = OpcodeOffset + uint32_t(I.Opcode.size());
-  for (Symbol Mod : I.Mods) {
-    int G = F->groupOf(Mod);
-    if (G < 0) {
-      error(ModOffset, llvm::formatv("unknown modifier '{0}' for '{1}'", Mod, I.Opcode));
-      return;
-    }
-    if (++Seen[G] > F->Groups[G].Max) {
-      error(ModOffset, llvm::formatv("too many {0} modifiers for '{1}' ('{2}')",
-                                     F->Groups[G].Name, I.Opcode, Mod));
-      return;
-    }
-    ModOffset += uint32_t(Mod.size());
+  if (!S.Error.empty()) {
+    error(OpcodeOffset + S.ErrorDelta, S.Error);
+    return;
   }
-  for (size_t G = 0; G < F->Groups.size(); ++G)
-    if (F->Groups[G].Required && !Seen[G]) {
-      std::string Allowed;
-      for (size_t K = 0; K < F->Groups[G].Values.size() && K < 6; ++K)
-        Allowed += (K ? ", " : "") + F->Groups[G].Values[K];
-      if (F->Groups[G].Values.size() > 6)
-        Allowed += ", ...";
-      error(OpcodeOffset, llvm::formatv("'{0}' needs a {1} modifier ({2})", I.Opcode,
-                                        F->Groups[G].Name, Allowed));
-      return;
-    }
+  const InstructionFamily *F = &instructionFamilies()[S.Family];
   if (I.Ops.size() < F->MinOps || I.Ops.size() > F->MaxOps) {
     std::string Want = F->MinOps == F->MaxOps
                            ? std::to_string(F->MinOps)

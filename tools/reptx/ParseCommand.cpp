@@ -26,13 +26,13 @@ struct ParseOpts {
 struct Summary {
   unsigned Modules = 0, Kernels = 0, Functions = 0, Errors = 0;
   uint64_t Instructions = 0;
-  std::map<std::string, uint64_t> ByCategory;
+  std::vector<uint64_t> ByFamily = std::vector<uint64_t>(ptx::instructionFamilies().size());
 
   void countBlock(const ptx::Block &B) {
     for (const ptx::Statement &S : B.Body) {
       if (S.K == ptx::Statement::Instr) {
         ++Instructions;
-        ++ByCategory[ptx::instructionFamilies()[S.I->Family].Category.str()];
+        ++ByFamily[S.I->Family];
       } else if (S.K == ptx::Statement::Scope) {
         countBlock(*S.B);
       }
@@ -104,7 +104,11 @@ int runParse(const ParseOpts &O) {
                                 Sum.Kernels == 1 ? "" : "s", Sum.Functions,
                                 Sum.Functions == 1 ? "" : "s", Sum.Instructions, Sum.Errors,
                                 Sum.Errors == 1 ? "" : "s");
-    for (auto &[Cat, N] : Sum.ByCategory)
+    std::map<std::string, uint64_t> ByCategory;
+    for (size_t I = 0; I < Sum.ByFamily.size(); ++I)
+      if (Sum.ByFamily[I])
+        ByCategory[ptx::instructionFamilies()[I].Category.str()] += Sum.ByFamily[I];
+    for (auto &[Cat, N] : ByCategory)
       llvm::outs() << fmt::format("  {:<10} {:>12}\n", Cat, N);
   }
   return Ok ? ExitOk : ExitBadInput;
