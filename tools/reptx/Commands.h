@@ -15,6 +15,7 @@ using Runner = std::function<int()>;
 Runner addListCommand(CLI::App &App);
 Runner addExtractCommand(CLI::App &App);
 Runner addParseCommand(CLI::App &App);
+Runner addCoverageCommand(CLI::App &App);
 
 /// Prints "reptx: error: MSG" to stderr.
 void reportError(const std::string &Msg);

@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
   Add(reptx::tool::addListCommand);
   Add(reptx::tool::addExtractCommand);
   Add(reptx::tool::addParseCommand);
+  Add(reptx::tool::addCoverageCommand);
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {
