@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cassert>
 #include <mutex>
 
 namespace reptx::ptx {
@@ -30,6 +31,8 @@ namespace {
 #define CMP "eq,ne,lt,le,gt,ge,lo,ls,hi,hs,equ,neu,ltu,leu,gtu,geu,num,nan"
 #define SPACES "const,global,local,param,shared,shared::cta,shared::cluster,param::entry,param::func"
 #define SCOPES "cta,cluster,gpu,sys"
+// st has no .const and no .param::entry form: constant memory and kernel parameters are read-only.
+#define STSPACES "global,local,param,shared,shared::cta,shared::cluster,param::func"
 #define CVTTYPES                                                                                   \
   "u8,u16,u32,u64,s8,s16,s32,s64,b8,b16,b32,b64,f16,f32,f64,bf16,f16x2,bf16x2,tf32,e4m3,e5m2,"      \
   "e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2,ue8m0x2,s2f6x2,e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4"
@@ -141,7 +144,7 @@ const Spec Specs[] = {
   {"prmt", "integer", "9.7.9.7", 4, 4, "!type:b32 mode:f4e,b4e,rc8,ecl,ecr,rc16"},
   {"ld", "memory", "9.7.9.8", 2, 3, "space:" SPACES " weak volatile sem:relaxed,acquire,mmio scope:" SCOPES " nc cop:ca,cg,cs,lu,cv l1:" L1EVICT " l2:" L2EVICT " prefetch:" L2PREFETCH " L2::cache_hint unified vec:v2,v4,v8 !type:" MEMTYPES},
   {"ldu", "memory", "9.7.9.9", 2, 2, "space:global vec:v2,v4 !type:" MEMTYPES},
-  {"st", "memory", "9.7.9.10", 2, 3, "space:" SPACES " weak volatile sem:relaxed,release,mmio scope:" SCOPES " cop:wb,cg,cs,wt l1:" L1EVICT " l2:" L2EVICT " L2::cache_hint async mbarrier::complete_tx::bytes vec:v2,v4,v8 !type:" MEMTYPES},
+  {"st", "memory", "9.7.9.10", 2, 3, "space:" STSPACES " weak volatile sem:relaxed,release,mmio scope:" SCOPES " cop:wb,cg,cs,wt l1:" L1EVICT " l2:" L2EVICT " L2::cache_hint async mbarrier::complete_tx::bytes vec:v2,v4,v8 !type:" MEMTYPES},
   {"multimem", "memory", "9.7.9.13", 2, 3, "any*12:ld_reduce,st,red,cp,async,bulk,weak,relaxed,acquire,release,cta,cluster,gpu,sys,global,shared::cta,add,min,max,and,or,xor,acc::f32,acc::f16,v2,v4,v8,f16,f16x2,bf16,bf16x2,f32,f64,u32,s32,u64,s64,b32,b64,e4m3x4,e5m2x4,e4m3,e5m2"},
   {"prefetch", "memory", "9.7.9.15", 1, 1, "space:global,local,const,param level:L1,L2 L2::evict_last,L2::evict_normal tensormap"},
   {"prefetchu", "memory", "9.7.9.15", 1, 1, "!level:L1"},
@@ -214,6 +217,53 @@ const Spec Specs[] = {
   {"pmevent", "control", "9.7.19.3", 1, 1, "mask"},
   {"trap", "control", "9.7.19.4", 0, 0, ""},
 };
+// Operand kinds, one letter per operand position; the last letter also covers further operands.
+// A '?' after a letter makes the position optional: an operand of another kind is checked against
+// the next letter instead.
+//   d  scalar destination: a register, '_' or a predicate pair p|q
+//   D  destination that may also be a vector {a, b}
+//   V  like D, the value of a memory access: no register narrower than the instruction type
+//      (PTX ISA "Operand Size Exceeding Instruction-Type Size": wider registers are allowed,
+//      narrower ones are not, and ptxas rejects them)
+//   s  scalar source: a register, variable, constant or constant expression
+//   S  source that may also be a vector
+//   W  like S, the value of a memory access: no register narrower than the instruction type
+//   a  address [...]
+//   n  name (function, prototype, jump table, or a register holding an address)
+//   L  label: a name that is not a register or variable
+//   l  parenthesized list (a, b)
+//   *  anything
+// Families not listed (tensor-core, bulk tensor, mbarrier, barriers, video...) have forms too
+// varied for one string. A third field lists modifiers of forms the string does not describe.
+struct OperandSpec {
+  const char *Opcodes, *Kinds, *Except;
+};
+const OperandSpec OperandSpecs[] = {
+  {"add sub mul mad mul24 mad24 sad div rem abs neg min max popc clz bfind fns brev bfe bfi szext "
+   "bmsk dp4a dp2a addc subc madc testp copysign fma rcp sqrt rsqrt sin cos lg2 ex2 tanh set setp "
+   "selp slct and or xor not cnot lop3 shf shl shr prmt cvta isspacep mapa getctarank activemask "
+   "vote match redux shfl elect movmatrix istypep", "ds", ""},
+  {"cvt", "dS", ""}, // cvt.rs.satfinite.e4m3x4.f32 d, {a, b, e, f}, rbits
+  {"mov", "DS", ""}, // mov.b64 {lo, hi}, x and mov.b64 x, {lo, hi}
+  {"ld", "Vas", ""}, // the third operand is a cache policy
+  {"ldu", "Va", ""},
+  {"st", "aW*", ""}, // st.async has a third address (the mbarrier), st.L2::cache_hint a policy
+  {"atom", "VaS", ""},
+  {"red", "aW*", ""},
+  {"cp", "aa*", "wait_group,wait_all,commit_group,prefetch"}, // wait_group N; prefetch [a], size
+  {"prefetch prefetchu", "a", ""},
+  {"applypriority discard", "as", ""},
+  {"ldmatrix", "Da", ""},
+  {"stmatrix", "aS", ""},
+  {"tex tld4", "Da*", ""},
+  {"suld", "Da", ""},
+  {"sust sured", "aS", ""},
+  {"txq suq", "da*", ""},
+  {"bra", "L", ""},
+  {"brx", "sn", ""},
+  {"call", "l?nl?n", ""}, // call (ret), f, (args), proto
+  {"nanosleep pmevent setmaxnreg", "s", ""},
+};
 // clang-format on
 
 std::vector<std::string> splitValues(llvm::StringRef S) {
@@ -269,6 +319,19 @@ const Table &table() {
       T->ByOpcode.try_emplace(F.Opcode, T->Families.size());
       T->Families.push_back(std::move(F));
       T->GroupIndex.push_back(std::move(Index));
+    }
+    for (const OperandSpec &O : OperandSpecs) {
+      llvm::SmallVector<llvm::StringRef> Opcodes;
+      llvm::StringRef(O.Opcodes).split(Opcodes, ' ', -1, false);
+      for (llvm::StringRef Op : Opcodes) {
+        auto It = T->ByOpcode.find(Op);
+        assert(It != T->ByOpcode.end() && "operand kinds for an opcode the table lacks");
+        if (It == T->ByOpcode.end())
+          continue;
+        InstructionFamily &F = T->Families[It->second];
+        F.Operands = O.Kinds;
+        F.OperandsExcept = splitValues(O.Except);
+      }
     }
     return T;
   }();

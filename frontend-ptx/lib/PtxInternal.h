@@ -55,9 +55,10 @@ private:
   struct Range {
     llvm::StringRef Prefix;
     uint32_t Count;
+    const VarDecl *D;
   };
   struct Scope {
-    llvm::DenseSet<const char *> Names;
+    llvm::DenseMap<const char *, const VarDecl *> Names;
     llvm::SmallVector<Range, 8> Ranges;
   };
   struct Pending {
@@ -65,8 +66,10 @@ private:
     uint32_t Offset;
   };
 
-  /// Scope index (0 = parameters) where Name is declared, or -1.
-  int findScope(Symbol Name) const;
+  /// Scope index (0 = parameters) where Name is declared, or -1; Decl receives its declaration.
+  int findScope(Symbol Name, const VarDecl **Decl = nullptr) const;
+  /// Operand kinds and memory-access widths against the family's operand string.
+  void checkOperands(const Instruction &I, const InstructionFamily &F);
   void error(uint32_t Offset, const llvm::Twine &Msg);
 
   Module &M;

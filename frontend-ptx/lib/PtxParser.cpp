@@ -8,6 +8,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <xxhash.h>
+#include "llvm/Support/SaveAndRestore.h"
+
 #include <algorithm>
 
 namespace reptx::ptx {
@@ -112,6 +115,13 @@ private:
   Lexer Lex;
   Token Cur, Ahead;
   unsigned BraceDepth = 0;
+  // Parameters of a .callprototype may be named '_' (nvcc writes `(.param .b32 _)`).
+  bool InPrototype = false;
+  // Nesting of blocks, initializer braces, expressions (each operator of a chain counts: the tree
+  // is as deep as the chain is long) and operands. The parser, the printer and equivalent() recurse
+  // over these, so deeper input is an error rather than a stack overflow.
+  static constexpr unsigned MaxNesting = 256;
+  unsigned Nesting = 0;
 
   // ---------------------------------------------------------------- tokens
 
@@ -132,6 +142,13 @@ private:
     case Tok::Eof:
       return "end of file";
     case Tok::Error:
+      // The lexer turns malformed literals into error tokens; name what they were meant to be.
+      if (T.Text.starts_with("\""))
+        return ("unterminated string " + T.Text).str();
+      if (T.Text.size() > 1 && T.Text[0] == '0' && llvm::StringRef("fFdD").contains(T.Text[1]))
+        return ("invalid floating-point literal '" + T.Text + "'").str();
+      if (!T.Text.empty() && T.Text[0] >= '0' && T.Text[0] <= '9')
+        return ("invalid integer literal '" + T.Text + "'").str();
       return ("invalid token '" + T.Text + "'").str();
     default:
       return ("'" + T.Text + "'").str();
@@ -153,6 +170,13 @@ private:
     return false;
   }
   bool isDot(llvm::StringRef S) const { return Cur.K == Tok::Dot && Cur.Text == S; }
+  /// Enters one more nesting level (the caller restores Nesting with a SaveAndRestore).
+  bool deeper() {
+    if (++Nesting <= MaxNesting)
+      return true;
+    error(llvm::formatv("nested more than {0} levels deep", MaxNesting));
+    return false;
+  }
 
   /// Skips to just after the next ';' at the current brace depth, or to a '}' closing it.
   void recoverStatement() {
@@ -270,11 +294,11 @@ private:
       return parseTarget();
     if (D == ".address_size") {
       advance();
-      uint32_t N = 0;
+      uint32_t N = 0, NOff = Cur.Offset;
       if (!parseUInt(N, "address size"))
         return false;
       if (N != 32 && N != 64)
-        error("address size must be 32 or 64");
+        error(NOff, "address size must be 32 or 64");
       M.AddressSize = N;
       return true;
     }
@@ -383,16 +407,18 @@ private:
   }
 
   const RawDirective *parsePragma() {
-    uint32_t Start = Cur.Offset;
+    // The text ends with the last string, not at the ';': a comment before the ';' would
+    // swallow the ';' that the printer appends.
+    uint32_t Start = Cur.Offset, End = Start;
     advance();
     do {
       if (Cur.K != Tok::String) {
         error("expected a string after .pragma, found " + describe(Cur));
         return nullptr;
       }
+      End = Cur.Offset + uint32_t(Cur.Text.size());
       advance();
     } while (accept(','));
-    uint32_t End = Cur.Offset;
     if (!expect(';', "after .pragma"))
       return nullptr;
     auto *R = M.make<RawDirective>();
@@ -505,11 +531,11 @@ private:
         advance();
       } else if (D == ".align") {
         advance();
-        uint32_t A = 0;
+        uint32_t A = 0, AOff = Cur.Offset;
         if (!parseUInt(A, "alignment"))
           return false;
         if (A == 0 || (A & (A - 1))) {
-          error(llvm::formatv("alignment {0} is not a power of two", A));
+          error(AOff, llvm::formatv("alignment {0} is not a power of two", A));
           return false;
         }
         (SawPtr ? Base.PtrAlign : Base.Align) = A;
@@ -558,7 +584,7 @@ private:
     Base.Attributes = M.copy(llvm::ArrayRef<TypeName>(Attrs));
     do {
       VarDecl D = Base;
-      if (Cur.K != Tok::Ident) {
+      if (Cur.K != Tok::Ident && !(InPrototype && Cur.K == Tok::Sink)) {
         error("expected a name in the declaration, found " + describe(Cur));
         return false;
       }
@@ -600,6 +626,9 @@ private:
   }
 
   const Expr *parseInitializer() {
+    llvm::SaveAndRestore Nest(Nesting);
+    if (Cur.is('{') && !deeper())
+      return nullptr;
     if (Cur.is('{')) {
       uint32_t Start = Cur.Offset;
       advance();
@@ -648,11 +677,14 @@ private:
   }
 
   const Expr *parseExpr(int MinPrec = 0) {
+    llvm::SaveAndRestore Nest(Nesting);
     const Expr *L = parseUnary();
     while (L) {
       int Prec = precedence(Cur);
       if (Prec < MinPrec || Prec < 0)
         break;
+      if (!deeper())
+        return nullptr;
       char Op = Cur.K == Tok::Shl ? '<' : Cur.K == Tok::Shr ? '>' : Cur.P;
       if (Cur.K == Tok::Punct && (Cur.P == '<' || Cur.P == '>'))
         break; // comparison operators are not used in constant initializers
@@ -673,6 +705,9 @@ private:
   }
 
   const Expr *parseUnary() {
+    llvm::SaveAndRestore Nest(Nesting);
+    if (!deeper())
+      return nullptr;
     uint32_t Off = Cur.Offset;
     if (Cur.is('-') || Cur.is('+') || Cur.is('~') || Cur.is('!')) {
       char Op = Cur.P;
@@ -886,6 +921,9 @@ private:
     Statement S;
     S.L = {Cur.Offset};
     if (Cur.is('{')) {
+      llvm::SaveAndRestore Nest(Nesting);
+      if (!deeper())
+        return false;
       S.K = Statement::Scope;
       S.B = parseBlock();
       Body.push_back(S);
@@ -967,9 +1005,11 @@ private:
   const RawDirective *rawToSemicolon() {
     uint32_t Start = Cur.Offset;
     Symbol Name = M.intern(Cur.Text);
-    while (Cur.K != Tok::Eof && !Cur.is(';') && !Cur.is('}'))
+    uint32_t End = Start; // after the last token, so a comment before the ';' stays out
+    while (Cur.K != Tok::Eof && !Cur.is(';') && !Cur.is('}')) {
+      End = Cur.Offset + uint32_t(Cur.Text.size());
       advance();
-    uint32_t End = Cur.Offset;
+    }
     if (!expect(';', "to end the directive"))
       return nullptr;
     auto *R = M.make<RawDirective>();
@@ -984,6 +1024,7 @@ private:
     P->L = {Start};
     P->Name = Name;
     advance(); // .callprototype
+    llvm::SaveAndRestore InProto(InPrototype, true);
     llvm::SmallVector<VarDecl, 2> Returns, Params;
     if (Cur.is('(') && !parseParamList(Returns))
       return false;
@@ -1081,6 +1122,9 @@ private:
   }
 
   bool parseOperand(Operand &O) {
+    llvm::SaveAndRestore Nest(Nesting);
+    if (!deeper())
+      return false;
     O.L = {Cur.Offset};
     if (Cur.is('!')) {
       advance();
@@ -1120,13 +1164,19 @@ private:
           int64_t V = 0;
           if (!intValue(Cur, V))
             return false;
-          O.IntValue = Neg ? -V : V;
+          // Negated in uint64_t: the offset may be INT64_MIN (wraps to itself, like ptxas).
+          O.IntValue = Neg ? int64_t(0 - uint64_t(V)) : V;
           advance();
         }
       } else if (Cur.K == Tok::Int) {
         if (!intValue(Cur, O.IntValue))
           return false;
         advance();
+        // The AST has no place for an immediate base followed by more elements ([5, {%r}]).
+        if (Cur.is(',')) {
+          error("expected ']' after an immediate address, found " + describe(Cur));
+          return false;
+        }
       } else {
         error("expected a register, variable or address in '[ ]', found " + describe(Cur));
         return false;
@@ -1199,7 +1249,7 @@ private:
       if (!intValue(Cur, O.IntValue, &O.Unsigned))
         return false;
       if (Neg)
-        O.IntValue = -O.IntValue;
+        O.IntValue = int64_t(0 - uint64_t(O.IntValue)); // INT64_MIN is a valid literal
       advance();
       return true;
     }
@@ -1223,7 +1273,45 @@ private:
 // ---------------------------------------------------------------- Module
 
 Module::Module(std::string Name, std::string Source)
-    : Name(std::move(Name)), Source(std::move(Source)), Strings(Arena) {}
+    : Name(std::move(Name)), Source(std::move(Source)) {}
+
+/// Names are short (registers are 2-8 bytes): an inline loop beats a call to memcmp.
+static inline bool sameBytes(const char *A, const char *B, size_t N) {
+  for (size_t I = 0; I < N; ++I)
+    if (A[I] != B[I])
+      return false;
+  return true;
+}
+
+Symbol Module::intern(llvm::StringRef S) {
+  if ((InternCount + 1) * 4 > InternTable.size() * 3) {
+    std::vector<InternSlot> Old = std::move(InternTable);
+    InternTable.assign(Old.empty() ? 1024 : Old.size() * 2, InternSlot{0, nullptr, 0});
+    size_t Mask = InternTable.size() - 1;
+    for (const InternSlot &E : Old)
+      if (E.Data) {
+        size_t I = E.Hash & Mask;
+        while (InternTable[I].Data)
+          I = (I + 1) & Mask;
+        InternTable[I] = E;
+      }
+  }
+  uint64_t H = XXH3_64bits(S.data(), S.size());
+  size_t Mask = InternTable.size() - 1;
+  for (size_t I = H & Mask;; I = (I + 1) & Mask) {
+    InternSlot &E = InternTable[I];
+    if (!E.Data) {
+      char *P = Arena.Allocate<char>(S.size() + 1);
+      std::memcpy(P, S.data(), S.size());
+      P[S.size()] = '\0';
+      E = {H, P, uint32_t(S.size())};
+      ++InternCount;
+      return Symbol(P, S.size());
+    }
+    if (E.Hash == H && E.Size == S.size() && sameBytes(E.Data, S.data(), S.size()))
+      return Symbol(E.Data, E.Size);
+  }
+}
 
 std::pair<unsigned, unsigned> Module::lineCol(Loc L) const {
   if (LineStarts.empty()) {

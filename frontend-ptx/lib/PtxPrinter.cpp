@@ -18,10 +18,50 @@ void printFloat(llvm::raw_ostream &OS, uint64_t Bits, bool IsDouble) {
     OS << llvm::format("0f%08X", unsigned(Bits));
 }
 
+/// Binding strength of a binary operator, as in the parser (C precedence); 8 for anything that
+/// needs no parentheses.
+int exprPrecedence(const Expr *E) {
+  if (E->K != Expr::Binary)
+    return 8;
+  switch (E->Op) {
+  case '*':
+  case '/':
+  case '%':
+    return 7;
+  case '+':
+  case '-':
+    return 6;
+  case '<':
+  case '>':
+    return 5;
+  case '&':
+    return 3;
+  case '^':
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+void printExpr(llvm::raw_ostream &OS, const Expr *E);
+
+void printExprIn(llvm::raw_ostream &OS, const Expr *E, bool Parens) {
+  if (Parens)
+    OS << "(";
+  printExpr(OS, E);
+  if (Parens)
+    OS << ")";
+}
+
+// Parentheses only where precedence needs them: an operand expression must start with its name
+// (a leading '(' re-parses as a call's list operand), and re-parsing must not nest deeper than
+// the original did (the parser limits nesting).
 void printExpr(llvm::raw_ostream &OS, const Expr *E) {
   switch (E->K) {
   case Expr::Int:
-    OS << E->IntValue;
+    // Literals are stored as their 64-bit pattern; 0xFFFFFFFFFFFFFFFF must not print as -1,
+    // which would re-parse as a negation.
+    OS << uint64_t(E->IntValue);
     return;
   case Expr::Float:
     printFloat(OS, E->FloatBits, E->IsDouble);
@@ -35,22 +75,23 @@ void printExpr(llvm::raw_ostream &OS, const Expr *E) {
     OS << ")";
     return;
   case Expr::Unary:
-    OS << E->Op << "(";
-    printExpr(OS, E->Args[0]);
-    OS << ")";
+    OS << E->Op;
+    printExprIn(OS, E->Args[0], E->Args[0]->K == Expr::Binary);
     return;
-  case Expr::Binary:
-    OS << "(";
-    printExpr(OS, E->Args[0]);
+  case Expr::Binary: {
+    // Left-associative: the left operand needs parentheses only when it binds less tightly, the
+    // right one also when it binds equally (a - (b - c)).
+    int Prec = exprPrecedence(E);
+    printExprIn(OS, E->Args[0], exprPrecedence(E->Args[0]) < Prec);
     if (E->Op == '<')
       OS << " << ";
     else if (E->Op == '>')
       OS << " >> ";
     else
       OS << " " << E->Op << " ";
-    printExpr(OS, E->Args[1]);
-    OS << ")";
+    printExprIn(OS, E->Args[1], exprPrecedence(E->Args[1]) <= Prec);
     return;
+  }
   case Expr::Braces:
     OS << "{";
     for (size_t I = 0; I < E->Args.size(); ++I) {
@@ -99,7 +140,7 @@ void printOperand(llvm::raw_ostream &OS, const Operand &O) {
   case Operand::Address: {
     OS << "[";
     if (O.Elems.empty()) {
-      OS << O.IntValue;
+      OS << uint64_t(O.IntValue); // [-1] does not parse; the 64-bit pattern does
     } else {
       printOperand(OS, O.Elems[0]);
       if (O.IntValue)
@@ -280,6 +321,8 @@ void print(llvm::raw_ostream &OS, const Module &M) {
         OS << ".visible ";
       if (F.Linkage & LinkWeak)
         OS << ".weak ";
+      if (F.Linkage & LinkCommon)
+        OS << ".common ";
       OS << (F.IsEntry ? ".entry " : ".func ");
       if (!F.IsEntry && !F.Returns.empty()) {
         printParams(OS, F.Returns);
@@ -290,7 +333,7 @@ void print(llvm::raw_ostream &OS, const Module &M) {
         printParams(OS, F.Params);
       OS << "\n";
       auto Dims = [&](const char *Name, const uint32_t(&D)[3]) {
-        if (!D[0])
+        if (!D[0] && !D[1] && !D[2]) // .maxntid 0, 5 must keep its 5
           return;
         OS << Name << " " << D[0];
         if (D[1] || D[2])

@@ -1,7 +1,7 @@
 // Semantic checks made while parsing: every name is declared before use with PTX's scoping
 // (PTX ISA §5.1: registers and locals are visible in their block and nested blocks, labels in the
 // whole function, variables and functions in the module), and every instruction matches its entry
-// in the instruction table (opcode, modifiers, operand count).
+// in the instruction table (opcode, modifiers, operand count, operand kinds).
 #include "PtxInternal.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -33,6 +33,83 @@ bool isSpecialRegister(llvm::StringRef N) {
   return Numbered("%envreg", 32) || Numbered("%pm", 8) ||
          Numbered("%reserved_smem_offset_", 3) ||
          (N.starts_with("%pm") && N.ends_with("_64") && N.size() == 7);
+}
+
+/// The number %r<N> gives a name it declares ("%r12" -> 12), or -1 when Name is not Prefix+digits.
+int64_t rangeIndex(llvm::StringRef Prefix, llvm::StringRef Name) {
+  if (!Name.consume_front(Prefix) || Name.empty())
+    return -1;
+  if (Name.size() > 1 && Name[0] == '0')
+    return -1; // %r01 is not one of the names %r<N> declares
+  uint32_t V = 0;
+  if (Name.getAsInteger(10, V))
+    return -1;
+  return V;
+}
+
+/// Bits of a scalar type (".f16x2" -> 32); 0 when it has no fixed width here (.pred, .texref).
+unsigned typeBits(llvm::StringRef T) {
+  T.consume_front(".");
+  unsigned Lanes = T.consume_back("x2") ? 2 : 1;
+  T = T.drop_while([](char C) { return C >= 'a' && C <= 'z'; });
+  unsigned Bits = 0;
+  if (T.getAsInteger(10, Bits))
+    return 0;
+  return Bits * Lanes;
+}
+
+/// Whether an operand has one of the kinds of the operand legend in InstructionTable.cpp ('L' is
+/// checked by the caller, which knows the names in scope).
+bool operandFits(char Kind, const Operand &O) {
+  switch (Kind) {
+  case 'd':
+    return O.K == Operand::Name || O.K == Operand::Sink || O.K == Operand::Pair;
+  case 'D':
+  case 'V':
+    return O.K == Operand::Name || O.K == Operand::Sink || O.K == Operand::Pair ||
+           O.K == Operand::Vector;
+  case 's':
+    return O.K == Operand::Name || O.K == Operand::Int || O.K == Operand::Float ||
+           O.K == Operand::ExprOp;
+  case 'S':
+  case 'W':
+    return O.K == Operand::Name || O.K == Operand::Int || O.K == Operand::Float ||
+           O.K == Operand::ExprOp || O.K == Operand::Vector;
+  case 'a':
+    return O.K == Operand::Address;
+  case 'n':
+  case 'L':
+    return O.K == Operand::Name;
+  case 'l':
+    return O.K == Operand::List;
+  default:
+    return true;
+  }
+}
+
+llvm::StringRef operandWant(char Kind) {
+  switch (Kind) {
+  case 'd':
+    return "a register or '_'";
+  case 'D':
+  case 'V':
+    return "a register, vector or '_'";
+  case 's':
+    return "a register or constant";
+  case 'S':
+  case 'W':
+    return "a register, constant or vector";
+  case 'a':
+    return "an address '[...]'";
+  case 'n':
+    return "a name";
+  case 'L':
+    return "a label";
+  case 'l':
+    return "a '(...)' list";
+  default:
+    return "an operand";
+  }
 }
 
 } // namespace
@@ -82,10 +159,37 @@ void Validator::declareLocal(const VarDecl &D) {
   if (!InFunction || Depth == 0)
     return;
   Scope &S = Scopes[Depth - 1];
-  if (D.RangeCount)
-    S.Ranges.push_back({D.Name, D.RangeCount});
-  else if (!S.Names.insert(D.Name.data()).second && Opts.Validate)
-    error(D.L.Offset, "redefinition of '" + D.Name + "' in the same scope");
+  auto Redefined = [&](const llvm::Twine &Name) {
+    error(D.L.Offset, "redefinition of '" + Name + "' in the same scope");
+  };
+  if (D.RangeCount) {
+    if (Opts.Validate) {
+      // %r<8> declares %r0..%r7: each may already be declared alone or by another %r<N>.
+      int64_t First = -1;
+      for (const auto &[Key, Other] : S.Names) {
+        int64_t V = rangeIndex(D.Name, Other->Name);
+        if (V >= 0 && V < D.RangeCount && (First < 0 || V < First))
+          First = V;
+      }
+      for (const Range &R : S.Ranges)
+        if (R.Prefix == D.Name && R.Count)
+          First = 0;
+      if (First >= 0)
+        Redefined(D.Name + llvm::Twine(First));
+    }
+    S.Ranges.push_back({D.Name, D.RangeCount, &D});
+  } else if (!S.Names.try_emplace(D.Name.data(), &D).second) {
+    if (Opts.Validate)
+      Redefined(D.Name);
+  } else if (Opts.Validate) {
+    for (const Range &R : S.Ranges) {
+      int64_t V = rangeIndex(R.Prefix, D.Name);
+      if (V >= 0 && V < R.Count) {
+        Redefined(D.Name);
+        break;
+      }
+    }
+  }
 }
 
 void Validator::declareGlobal(const VarDecl &D) { Globals.insert(D.Name.data()); }
@@ -99,11 +203,14 @@ void Validator::declareLabel(Symbol Name, uint32_t Offset) {
   }
 }
 
-int Validator::findScope(Symbol Name) const {
+int Validator::findScope(Symbol Name, const VarDecl **Decl) const {
   for (unsigned I = Depth; I-- > 0;) {
     const Scope &S = Scopes[I];
-    if (S.Names.count(Name.data()))
+    if (auto It = S.Names.find(Name.data()); It != S.Names.end()) {
+      if (Decl)
+        *Decl = It->second;
       return int(I);
+    }
     if (!S.Ranges.empty()) {
       // %r<100> declares %r0 ... %r99.
       size_t Digits = Name.size();
@@ -119,8 +226,11 @@ int Validator::findScope(Symbol Name) const {
       if (Num.getAsInteger(10, V))
         continue;
       for (const Range &R : S.Ranges)
-        if (R.Prefix == Prefix && V < R.Count)
+        if (R.Prefix == Prefix && V < R.Count) {
+          if (Decl)
+            *Decl = R.D;
           return int(I);
+        }
     }
   }
   return -1;
@@ -220,6 +330,100 @@ void Validator::checkInstruction(Instruction &I, const Spelling &S, uint32_t Opc
                            : std::to_string(F->MinOps) + " to " + std::to_string(F->MaxOps);
     error(I.L.Offset, llvm::formatv("'{0}' takes {1} operand{2}, found {3}", I.Opcode, Want,
                                     F->MaxOps == 1 ? "" : "s", I.Ops.size()));
+    return;
+  }
+  checkOperands(I, *F);
+}
+
+void Validator::checkOperands(const Instruction &I, const InstructionFamily &F) {
+  if (F.Operands.empty())
+    return;
+  for (Symbol Mod : I.Mods)
+    if (llvm::is_contained(F.OperandsExcept, Mod))
+      return;
+  struct Slot {
+    char Kind;
+    bool Optional;
+  };
+  llvm::SmallVector<Slot, 8> Slots;
+  for (size_t P = 0; P < F.Operands.size(); ++P)
+    if (F.Operands[P] != '?')
+      Slots.push_back({F.Operands[P], P + 1 < F.Operands.size() && F.Operands[P + 1] == '?'});
+  llvm::StringRef Type; // the instruction type, for the width of memory-access values
+  for (Symbol Mod : I.Mods)
+    if (int G = F.groupOf(Mod); G >= 0 && F.Groups[G].Name == "type")
+      Type = Mod;
+  unsigned TypeBits = typeBits(Type);
+  auto Local = [&](const Operand &O) -> const VarDecl * {
+    const VarDecl *D = nullptr;
+    return O.K == Operand::Name && findScope(O.Sym, &D) >= 0 ? D : nullptr;
+  };
+  auto Fits = [&](char Kind, const Operand &O) {
+    // A label is a name that no register or variable in scope has.
+    return operandFits(Kind, O) && (Kind != 'L' || !Local(O));
+  };
+  size_t S = 0;
+  for (size_t N = 0; N < I.Ops.size(); ++N) {
+    const Operand &O = I.Ops[N];
+    while (S + 1 < Slots.size() && Slots[S].Optional && !Fits(Slots[S].Kind, O))
+      ++S;
+    char Kind = Slots[S].Kind;
+    if (!Fits(Kind, O)) {
+      std::string Found;
+      switch (O.K) {
+      case Operand::Name:
+        if (const VarDecl *D = Local(O))
+          Found = (D->Space == StateSpace::Reg ? "register '" : "variable '") + O.Sym.str() + "'";
+        else
+          Found = "'" + O.Sym.str() + "'";
+        break;
+      case Operand::Int:
+        Found = "an integer";
+        break;
+      case Operand::Float:
+        Found = "a floating-point constant";
+        break;
+      case Operand::Sink:
+        Found = "'_'";
+        break;
+      case Operand::Vector:
+        Found = "a vector";
+        break;
+      case Operand::Address:
+        Found = "an address";
+        break;
+      case Operand::List:
+        Found = "a '(...)' list";
+        break;
+      case Operand::Pair:
+        Found = "a predicate pair";
+        break;
+      case Operand::ExprOp:
+        Found = "an expression";
+        break;
+      }
+      error(O.L.Offset, llvm::formatv("operand {0} of '{1}' must be {2}, not {3}", N + 1, I.Opcode,
+                                      operandWant(Kind), Found));
+      return;
+    }
+    if ((Kind == 'V' || Kind == 'W') && TypeBits) {
+      // A register narrower than the access cannot hold the loaded value or supply the stored one.
+      llvm::ArrayRef<Operand> Regs = O.K == Operand::Vector ? O.Elems : llvm::ArrayRef(O);
+      for (const Operand &R : Regs) {
+        const VarDecl *D = Local(R);
+        if (!D || D->Space != StateSpace::Reg || D->VectorWidth)
+          continue;
+        if (unsigned Bits = typeBits(D->Type); Bits && Bits < TypeBits) {
+          error(R.L.Offset,
+                llvm::formatv("operand {0} of '{1}': {2}-bit register '{3}' is narrower than the "
+                              "{4} type",
+                              N + 1, I.Opcode, Bits, R.Sym, Type));
+          return;
+        }
+      }
+    }
+    if (S + 1 < Slots.size())
+      ++S;
   }
 }
 

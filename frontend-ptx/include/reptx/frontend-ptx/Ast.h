@@ -6,7 +6,6 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
-#include "llvm/Support/StringSaver.h"
 
 #include <cstdint>
 #include <memory>
@@ -215,7 +214,7 @@ public:
 
   // Arena allocation used by the parser.
   llvm::BumpPtrAllocator &arena() { return Arena; }
-  Symbol intern(llvm::StringRef S) { return Strings.save(S); }
+  Symbol intern(llvm::StringRef S);
   template <typename T> llvm::ArrayRef<T> copy(llvm::ArrayRef<T> A) {
     if (A.empty())
       return {};
@@ -232,7 +231,15 @@ private:
   std::string Name;
   std::string Source;
   llvm::BumpPtrAllocator Arena;
-  llvm::UniqueStringSaver Strings;
+  // Open-addressing table of interned names (hash stored, so a probe compares bytes only on a
+  // real match); its strings live in Arena. Interning is the parser's hottest operation.
+  struct InternSlot {
+    uint64_t Hash;
+    const char *Data;
+    uint32_t Size;
+  };
+  std::vector<InternSlot> InternTable;
+  size_t InternCount = 0;
   mutable std::vector<uint32_t> LineStarts;
 };
 

@@ -25,6 +25,11 @@ struct InstructionFamily {
   llvm::StringRef Section;  // PTX ISA manual section, e.g. "9.7.1.1"
   unsigned MinOps = 0, MaxOps = 0;
   std::vector<ModifierGroup> Groups;
+  /// What each operand position accepts, one letter per position (legend in
+  /// InstructionTable.cpp); empty when the family's forms are too varied to check.
+  llvm::StringRef Operands;
+  /// Modifiers (with the dot) of forms whose operands Operands does not describe.
+  std::vector<std::string> OperandsExcept;
 
   /// The group a modifier belongs to, or -1.
   int groupOf(llvm::StringRef Mod) const;
