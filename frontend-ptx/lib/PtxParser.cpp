@@ -595,10 +595,7 @@ private:
         advance();
         if (!parseUInt(D.RangeCount, "register count") || !expect('>', "after the register count"))
           return false;
-        if (D.Space != StateSpace::Reg) {
-          error(D.L.Offset, "a parameterized name '%name<N>' is only allowed for .reg variables");
-          return false;
-        }
+        // Any state space may use the shorthand (ptxas accepts `.shared .b32 s<4>`).
       }
       llvm::SmallVector<const Expr *, 2> Dims;
       while (Cur.is('[')) {

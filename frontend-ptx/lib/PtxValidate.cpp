@@ -39,9 +39,7 @@ bool isSpecialRegister(llvm::StringRef N) {
 int64_t rangeIndex(llvm::StringRef Prefix, llvm::StringRef Name) {
   if (!Name.consume_front(Prefix) || Name.empty())
     return -1;
-  if (Name.size() > 1 && Name[0] == '0')
-    return -1; // %r01 is not one of the names %r<N> declares
-  uint32_t V = 0;
+  uint32_t V = 0; // a leading zero (%r01) still names a register of %r<N>: ptxas accepts it
   if (Name.getAsInteger(10, V))
     return -1;
   return V;
@@ -147,6 +145,9 @@ void Validator::pushScope() {
     Scopes.emplace_back();
   Scopes[Depth].Names.clear();
   Scopes[Depth].Ranges.clear();
+  if (BlockSerial.size() <= Depth)
+    BlockSerial.resize(Depth + 1);
+  BlockSerial[Depth] = ++BlocksOpened;
   ++Depth;
 }
 
@@ -192,12 +193,26 @@ void Validator::declareLocal(const VarDecl &D) {
   }
 }
 
-void Validator::declareGlobal(const VarDecl &D) { Globals.insert(D.Name.data()); }
+void Validator::declareGlobal(const VarDecl &D) {
+  if (D.RangeCount)
+    GlobalRanges.push_back({D.Name, D.RangeCount, &D});
+  else
+    Globals.insert(D.Name.data());
+}
 void Validator::declareFunction(const Function &F) { Globals.insert(F.Name.data()); }
 void Validator::declarePrototype(const Prototype &P) { Globals.insert(P.Name.data()); }
 
 void Validator::declareLabel(Symbol Name, uint32_t Offset) {
-  if (!Labels.try_emplace(Name.data(), Offset).second && Opts.Validate) {
+  // A label may be defined again in another { } block of the function (ptxas accepts that);
+  // twice in the same block is an error.
+  auto [It, New] = Labels.try_emplace(Name.data(), Offset);
+  if (!New && LabelBlock[Name.data()] != BlockSerial[Depth - 1]) {
+    LabelBlock[Name.data()] = BlockSerial[Depth - 1];
+    return;
+  }
+  if (New)
+    LabelBlock[Name.data()] = BlockSerial[Depth - 1];
+  if (!New && Opts.Validate) {
     auto [Line, Col] = M.lineCol(Loc{Labels[Name.data()]});
     error(Offset, llvm::formatv("duplicate label '{0}' (first defined at line {1})", Name, Line));
   }
@@ -220,8 +235,7 @@ int Validator::findScope(Symbol Name, const VarDecl **Decl) const {
         continue;
       llvm::StringRef Prefix = Name.take_front(Digits);
       llvm::StringRef Num = Name.drop_front(Digits);
-      if (Num.size() > 1 && Num[0] == '0')
-        continue; // %r01 is not one of the names %r<N> declares
+      // A leading zero (%r01) still names a register of %r<N>: ptxas accepts it.
       unsigned V = 0;
       if (Num.getAsInteger(10, V))
         continue;
@@ -257,6 +271,13 @@ void Validator::finishModule() {
     return;
   for (const Pending &P : ModulePending) {
     if (Globals.count(P.Name.data()))
+      continue;
+    bool InRange = false;
+    for (const Range &R : GlobalRanges) {
+      int64_t V = rangeIndex(R.Prefix, P.Name);
+      InRange |= V >= 0 && V < R.Count;
+    }
+    if (InRange)
       continue;
     if (P.Name.starts_with("%"))
       error(P.Offset, "use of undeclared register '" + P.Name + "'");
