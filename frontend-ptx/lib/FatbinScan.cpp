@@ -206,6 +206,12 @@ struct Scanner {
         WrapperIndex = elf_ndxscn(Scn);
       }
     }
+    // A position-independent executable is ET_DYN too; its program interpreter tells it from a
+    // shared library.
+    if (Member.empty() && Eh.e_type == ET_DYN)
+      for (size_t I = FirstSection; I < Sections.size(); ++I)
+        if (Sections[I].BareName == ".interp")
+          F.Kind = FileKind::ELFExecutable;
     if (!WrapperScn)
       return llvm::Error::success();
     if (Eh.e_ident[EI_CLASS] != ELFCLASS64)
