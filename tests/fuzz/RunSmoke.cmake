@@ -1,6 +1,7 @@
-# ctest fuzz.fatbin_smoke: a 20-second libFuzzer run on a fresh copy of the seed corpus, so the
-# test never writes into the source tree and always starts from the same seeds.
-# Usage: cmake -DFUZZER=... -DSEEDS=... -DWORK=... -DDICT=... -DARTIFACTS=... -P RunSmoke.cmake
+# ctest fuzz.fatbin_smoke and fuzz.ptx_smoke: a 20-second libFuzzer run on a fresh copy of the
+# seed corpus, so the test never writes into the source tree and always starts from the same seeds.
+# Usage: cmake -DFUZZER=... -DSEEDS=... -DWORK=... -DDICT=... -DARTIFACTS=... [-DEXTRA=...]
+#        -P RunSmoke.cmake   (EXTRA: further libFuzzer flags, a ;-list)
 foreach(var FUZZER SEEDS WORK DICT ARTIFACTS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "RunSmoke.cmake: -D${var}=... is required")
@@ -13,8 +14,9 @@ file(MAKE_DIRECTORY ${ARTIFACTS})
 
 execute_process(
   COMMAND ${FUZZER} -max_total_time=20 -rss_limit_mb=2048 -timeout=10 -dict=${DICT}
-          -artifact_prefix=${ARTIFACTS} ${WORK}
+          -artifact_prefix=${ARTIFACTS} ${EXTRA} ${WORK}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "fatbin_fuzzer found a problem (exit ${rc}); reproducer in ${ARTIFACTS}")
+  get_filename_component(name ${FUZZER} NAME)
+  message(FATAL_ERROR "${name} found a problem (exit ${rc}); reproducer in ${ARTIFACTS}")
 endif()
