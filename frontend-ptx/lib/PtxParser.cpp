@@ -938,7 +938,7 @@ private:
         Body.push_back(S);
         return true;
       }
-      if (isDot(".branchtargets")) {
+      if (isDot(".branchtargets") || isDot(".calltargets")) {
         V.declareLabel(S.LabelName, S.L.Offset);
         Statement D;
         D.L = {Cur.Offset};
