@@ -1,0 +1,85 @@
+// The emulated device: bounds-tracked memory allocations in a 64-bit device address space, code
+// objects mapped into it, and kernel dispatches that run on the CPU.
+#pragma once
+
+#include "reptx/emulator/CodeObject.h"
+#include "reptx/emulator/Dispatch.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace reptx::emulator {
+
+class Memory; // internal
+
+struct AllocationInfo {
+  uint64_t Address = 0;
+  uint64_t Size = 0;
+  std::string Label;
+};
+
+class Device {
+public:
+  Device();
+  ~Device();
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  // Zero-filled device memory. Addresses are never reused, and allocations are separated by
+  // unmapped guard space, so an access just past one allocation never lands in another.
+  llvm::Expected<uint64_t> allocate(uint64_t Size, llvm::StringRef Label = {});
+  llvm::Error release(uint64_t Address);
+  // Host copies; the whole range must lie inside one allocation.
+  llvm::Error write(uint64_t Address, llvm::ArrayRef<uint8_t> Data);
+  llvm::Error read(uint64_t Address, llvm::MutableArrayRef<uint8_t> Data) const;
+  std::optional<AllocationInfo> findAllocation(uint64_t Address) const;
+
+  template <typename T>
+  llvm::Expected<uint64_t> allocateArray(llvm::ArrayRef<T> Values, llvm::StringRef Label = {}) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    auto Address = allocate(Values.size() * sizeof(T), Label);
+    if (!Address)
+      return Address.takeError();
+    if (llvm::Error E = write(*Address, asBytes(Values)))
+      return std::move(E);
+    return *Address;
+  }
+  template <typename T> llvm::Expected<std::vector<T>> readArray(uint64_t Address, size_t Count) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<T> Values(Count);
+    llvm::MutableArrayRef<uint8_t> Bytes(reinterpret_cast<uint8_t *>(Values.data()),
+                                         Count * sizeof(T));
+    if (llvm::Error E = read(Address, Bytes))
+      return std::move(E);
+    return Values;
+  }
+
+  // Maps the code object's loadable segments into device memory (once per code object) and
+  // applies its dynamic relocations; returns the load base, which is added to every virtual
+  // address of the code object (program counters included).
+  llvm::Expected<uint64_t> loadCodeObject(const CodeObject &CO);
+
+  // Runs one kernel dispatch to completion. Work-groups run one after another; the waves of a
+  // work-group are interleaved and meet at barriers. A fault stops the dispatch with an
+  // ExecutionError; memory written before the fault stays written.
+  llvm::Expected<DispatchResult> dispatch(const CodeObject &CO, const DispatchParams &Params);
+
+  Memory &memory();
+
+private:
+  template <typename T> static llvm::ArrayRef<uint8_t> asBytes(llvm::ArrayRef<T> Values) {
+    return {reinterpret_cast<const uint8_t *>(Values.data()), Values.size() * sizeof(T)};
+  }
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace reptx::emulator

@@ -1,0 +1,517 @@
+// Machine code decoding: LLVM's AMDGPU MC disassembler turns bytes into MCInsts, LLVM's AMDGPU
+// instruction printer writes them in the documented assembler syntax (AMDGPUUsage, "AMDGPU
+// Instruction Syntax", "AMDGPU Operand Syntax", "AMDGPU Modifier Syntax"), and that text is parsed
+// once into Inst records: registers and ranges, inline constants, literals, modifiers. The printed
+// syntax names every operand explicitly (implicit VCC included), which the raw MCInst does not.
+#include "Decoder.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCDisassembler/MCDisassembler.h"
+#include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCInstPrinter.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/MCTargetOptions.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <algorithm>
+#include <mutex>
+
+extern "C" void LLVMInitializeAMDGPUTargetInfo();
+extern "C" void LLVMInitializeAMDGPUTargetMC();
+extern "C" void LLVMInitializeAMDGPUDisassembler();
+
+using namespace llvm;
+
+namespace reptx::emulator {
+
+namespace {
+
+void initializeAMDGPU() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUDisassembler();
+  });
+}
+
+// --- operand syntax -------------------------------------------------------------------------
+
+bool parseInt(StringRef T, int64_t &Out) {
+  bool Negative = T.consume_front("-");
+  uint64_t U;
+  if (T.starts_with_insensitive("0x")) {
+    if (T.drop_front(2).getAsInteger(16, U))
+      return false;
+  } else if (T.getAsInteger(10, U)) {
+    return false;
+  }
+  Out = Negative ? -int64_t(U) : int64_t(U);
+  return true;
+}
+
+// "v7", "v[4:5]", "s[0:1]", "a3", "ttmp[0:1]"; returns false when T is not a register range.
+bool parseRegister(StringRef T, StringRef Prefix, unsigned &First, unsigned &Count) {
+  if (!T.consume_front(Prefix))
+    return false;
+  if (T.consume_front("[")) {
+    auto [Lo, Hi] = T.split(':');
+    unsigned A, B;
+    if (!Hi.consume_back("]") || Lo.getAsInteger(10, A) || Hi.getAsInteger(10, B) || B < A)
+      return false;
+    First = A;
+    Count = B - A + 1;
+    return true;
+  }
+  if (T.empty() || !isDigit(T[0]) || T.getAsInteger(10, First))
+    return false;
+  Count = 1;
+  return true;
+}
+
+bool parseFloatConst(StringRef T, Operand &O) {
+  static const struct {
+    StringRef Text;
+    FloatConstValue Value;
+  } Table[] = {{"0.5", FloatConstValue::Half}, {"-0.5", FloatConstValue::NegHalf},
+               {"1.0", FloatConstValue::One},  {"-1.0", FloatConstValue::NegOne},
+               {"2.0", FloatConstValue::Two},  {"-2.0", FloatConstValue::NegTwo},
+               {"4.0", FloatConstValue::Four}, {"-4.0", FloatConstValue::NegFour}};
+  for (const auto &E : Table)
+    if (T == E.Text) {
+      O.Kind = OperandKind::FloatConst;
+      O.Value = int64_t(E.Value);
+      return true;
+    }
+  if (T.starts_with("0.1591")) { // 1/(2*pi), printed with the precision of the operand type
+    O.Kind = OperandKind::FloatConst;
+    O.Value = int64_t(FloatConstValue::InvTwoPi);
+    return true;
+  }
+  return false;
+}
+
+// One source or destination operand. Returns an error message, empty on success.
+std::string parseOperand(StringRef T, Operand &O) {
+  T = T.trim();
+  // Floating-point input modifiers: -x, |x|, -|x|, neg(x), abs(x).
+  if (T.size() > 1 && T[0] == '-' && !isDigit(T[1])) {
+    O.Neg = true;
+    T = T.drop_front();
+  }
+  if (T.consume_front("neg(")) {
+    if (!T.consume_back(")"))
+      return "malformed neg()";
+    O.Neg = !O.Neg;
+  }
+  if (T.size() > 2 && T.front() == '|' && T.back() == '|') {
+    O.Abs = true;
+    T = T.drop_front().drop_back();
+  } else if (T.consume_front("abs(")) {
+    if (!T.consume_back(")"))
+      return "malformed abs()";
+    O.Abs = true;
+  }
+  if (T.consume_front("sext(")) { // SDWA integer sign extension of the selected field
+    if (!T.consume_back(")"))
+      return "malformed sext()";
+    O.Sext = true;
+  }
+
+  unsigned First, Count;
+  if (T == "off") {
+    O.Kind = OperandKind::Off;
+    return {};
+  }
+  bool IsLit64 = T.starts_with("lit64(");
+  if (T.consume_front("lit64(") || T.consume_front("lit(")) {
+    O.Lit64 = IsLit64;
+    if (!T.consume_back(")") || !parseInt(T, O.Value))
+      return "malformed literal '" + T.str() + "'";
+    O.Kind = OperandKind::Literal;
+    return {};
+  }
+  // true16 register halves: v4.l / v4.h
+  if (T.ends_with(".l") || T.ends_with(".h")) {
+    O.Half = T.back() == 'l' ? 1 : 2;
+    T = T.drop_back(2);
+  }
+  if (parseRegister(T, "v", First, Count)) {
+    O.Kind = OperandKind::Vgpr;
+    O.Reg = uint16_t(First);
+    O.Dwords = uint8_t(Count);
+    return {};
+  }
+  if (parseRegister(T, "a", First, Count)) {
+    O.Kind = OperandKind::Agpr;
+    O.Reg = uint16_t(First);
+    O.Dwords = uint8_t(Count);
+    return {};
+  }
+  if (parseRegister(T, "ttmp", First, Count)) {
+    O.Kind = OperandKind::Sgpr;
+    O.Reg = uint16_t(sreg::Ttmp0 + First);
+    O.Dwords = uint8_t(Count);
+    return First + Count <= 16 ? std::string() : "bad trap temporary " + T.str();
+  }
+  if (parseRegister(T, "s", First, Count)) {
+    O.Kind = OperandKind::Sgpr;
+    O.Reg = uint16_t(First);
+    O.Dwords = uint8_t(Count);
+    return First + Count <= sreg::NumSgprs ? std::string() : "bad SGPR " + T.str();
+  }
+  static const struct {
+    StringRef Name;
+    unsigned Reg, Dwords;
+  } Named[] = {
+      {"vcc", sreg::VccLo, 2},     {"vcc_lo", sreg::VccLo, 1},   {"vcc_hi", sreg::VccHi, 1},
+      {"exec", sreg::ExecLo, 2},   {"exec_lo", sreg::ExecLo, 1}, {"exec_hi", sreg::ExecHi, 1},
+      {"m0", sreg::M0, 1},         {"null", sreg::Null, 1},      {"flat_scratch", 102, 2},
+      {"flat_scratch_lo", 102, 1}, {"flat_scratch_hi", 103, 1},  {"xnack_mask", 104, 2},
+      {"xnack_mask_lo", 104, 1},   {"xnack_mask_hi", 105, 1}};
+  for (const auto &N : Named)
+    if (T == N.Name) {
+      O.Kind = OperandKind::Sgpr;
+      O.Reg = uint16_t(N.Reg);
+      O.Dwords = uint8_t(N.Dwords);
+      return {};
+    }
+  static const struct {
+    StringRef Name;
+    SpecialSource Source;
+  } Specials[] = {{"scc", SpecialSource::Scc},
+                  {"src_scc", SpecialSource::Scc},
+                  {"execz", SpecialSource::ExecZ},
+                  {"src_execz", SpecialSource::ExecZ},
+                  {"vccz", SpecialSource::VccZ},
+                  {"src_vccz", SpecialSource::VccZ},
+                  {"src_shared_base", SpecialSource::SharedBase},
+                  {"shared_base", SpecialSource::SharedBase},
+                  {"src_shared_limit", SpecialSource::SharedLimit},
+                  {"shared_limit", SpecialSource::SharedLimit},
+                  {"src_private_base", SpecialSource::PrivateBase},
+                  {"private_base", SpecialSource::PrivateBase},
+                  {"src_private_limit", SpecialSource::PrivateLimit},
+                  {"private_limit", SpecialSource::PrivateLimit},
+                  {"src_pops_exiting_wave_id", SpecialSource::PopsExitingWaveId}};
+  for (const auto &N : Specials)
+    if (T == N.Name) {
+      O.Kind = OperandKind::Special;
+      O.Value = int64_t(N.Source);
+      return {};
+    }
+  if (parseFloatConst(T, O))
+    return {};
+  // The printer writes inline integer constants in decimal and literals in hex.
+  if (parseInt(T, O.Value)) {
+    StringRef Digits = T.starts_with("-") ? T.drop_front() : T;
+    O.Kind = Digits.starts_with_insensitive("0x") ? OperandKind::Literal : OperandKind::IntConst;
+    return {};
+  }
+  return "unrecognised operand '" + T.str() + "'";
+}
+
+// "[0,1,0]" -> bit mask
+bool parseBitList(StringRef T, uint8_t &Bits) {
+  if (!T.consume_front("[") || !T.consume_back("]"))
+    return false;
+  SmallVector<StringRef, 4> Parts;
+  T.split(Parts, ',');
+  Bits = 0;
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    unsigned B;
+    if (Parts[I].trim().getAsInteger(10, B) || B > 1)
+      return false;
+    Bits |= uint8_t(B << I);
+  }
+  return true;
+}
+
+std::string parseModifier(StringRef T, Inst &I) {
+  auto [Name, Value] = T.split(':');
+  int64_t N = 0;
+  if (Name == "offset" || Name == "offset0" || Name == "offset1") {
+    if (!parseInt(Value, N))
+      return "malformed " + Name.str();
+    (Name == "offset1" ? I.Offset1 : I.Offset) = int32_t(N);
+    I.HasOffset = true;
+    return {};
+  }
+  if (T == "clamp") {
+    I.Clamp = true;
+    return {};
+  }
+  if (T == "mul:2" || T == "mul:4" || T == "div:2") {
+    I.Omod = T == "mul:2" ? 1 : T == "mul:4" ? 2 : 3;
+    return {};
+  }
+  uint8_t Bits;
+  if (Name == "op_sel" || Name == "op_sel_hi" || Name == "neg_lo" || Name == "neg_hi") {
+    if (!parseBitList(Value, Bits))
+      return "malformed " + Name.str();
+    if (Name == "op_sel")
+      I.OpSel = Bits;
+    else if (Name == "op_sel_hi")
+      I.OpSelHi = Bits;
+    else
+      (Name == "neg_lo" ? I.NegLo : I.NegHi) = Bits;
+    return {};
+  }
+  // SDWA selects (AMD GFX9 ISA, "SDWA"): BYTE_0-3, WORD_0-1, DWORD.
+  if (Name == "dst_sel" || Name == "src0_sel" || Name == "src1_sel") {
+    static const StringRef Sels[] = {"DWORD",  "BYTE_0", "BYTE_1", "BYTE_2",
+                                     "BYTE_3", "WORD_0", "WORD_1"};
+    auto It = std::find(std::begin(Sels), std::end(Sels), Value);
+    if (It == std::end(Sels))
+      return "malformed " + Name.str();
+    uint8_t Sel = uint8_t(It - std::begin(Sels));
+    (Name == "dst_sel" ? I.DstSel : I.SrcSel[Name == "src1_sel" ? 1 : 0]) = Sel;
+    return {};
+  }
+  if (Name == "dst_unused") {
+    if (Value == "UNUSED_PAD")
+      I.DstUnused = 0;
+    else if (Value == "UNUSED_SEXT")
+      I.DstUnused = 1;
+    else if (Value == "UNUSED_PRESERVE")
+      I.DstUnused = 2;
+    else
+      return "malformed dst_unused";
+    return {};
+  }
+  // Cache-policy and scheduling bits change nothing in a sequential, coherent memory model.
+  static const StringRef Ignored[] = {"glc", "slc", "dlc", "nt", "sc0", "sc1", "scc", "nv"};
+  for (StringRef Word : Ignored)
+    if (T == Word)
+      return {};
+  if (Name == "th" || Name == "scope")
+    return {};
+  return "unsupported modifier '" + T.str() + "'";
+}
+
+// Splits at commas outside brackets and parentheses.
+SmallVector<StringRef, 8> splitOperands(StringRef T) {
+  SmallVector<StringRef, 8> Parts;
+  int Depth = 0;
+  size_t Start = 0;
+  for (size_t I = 0; I < T.size(); ++I) {
+    char C = T[I];
+    if (C == '[' || C == '(')
+      ++Depth;
+    else if (C == ']' || C == ')')
+      --Depth;
+    else if (C == ',' && Depth == 0) {
+      Parts.push_back(T.slice(Start, I).trim());
+      Start = I + 1;
+    }
+  }
+  if (!T.trim().empty())
+    Parts.push_back(T.substr(Start).trim());
+  return Parts;
+}
+
+void setProblem(Inst &I, const std::string &P) {
+  if (I.Problem.empty())
+    I.Problem = P;
+}
+
+// Parses a single (non-VOPD) instruction.
+std::string parseSingle(StringRef Text, unsigned WaveSize, Inst &I, bool InVopd) {
+  Text = Text.trim();
+  auto [MnemonicRef, Rest] = Text.split(' ');
+  std::string Mnemonic = MnemonicRef.str();
+  std::string Canonical = canonicalMnemonic(MnemonicRef).str();
+  if (InVopd && StringRef(Canonical).starts_with("v_dual_"))
+    Canonical = "v_" + Canonical.substr(7);
+  I.Op = findOpDef(Canonical);
+  if (!I.Op || I.Op->IgnoreOperands)
+    return Mnemonic;
+
+  SmallVector<StringRef, 8> Parts = splitOperands(Rest.trim());
+  SmallVector<StringRef, 8> Modifiers;
+  if (!Parts.empty()) {
+    // Modifiers follow the last operand, separated by spaces.
+    SmallVector<StringRef, 8> Words;
+    Parts.back().split(Words, ' ', -1, false);
+    Parts.back() = Words.front();
+    Modifiers.append(Words.begin() + 1, Words.end());
+  }
+  if (Parts.size() > std::size(I.Ops)) {
+    setProblem(I, "too many operands");
+    return Mnemonic;
+  }
+  for (StringRef P : Parts) {
+    Operand &O = I.Ops[I.NumOps++];
+    std::string E = parseOperand(P, O);
+    if (!E.empty())
+      setProblem(I, E);
+  }
+  for (StringRef M : Modifiers) {
+    std::string E = parseModifier(M, I);
+    if (!E.empty())
+      setProblem(I, E);
+  }
+  if (StringRef(Mnemonic).ends_with("_sdwa")) {
+    I.Sdwa = true;
+    for (unsigned K = 0; K < 2; ++K) {
+      unsigned Src = I.Op->NumDsts + K;
+      if (Src < I.NumOps)
+        I.Ops[Src].Sel = I.SrcSel[K];
+    }
+  }
+  // VOPD v_dual_cndmask_b32 reads VCC_LO implicitly (RDNA3 ISA, "VOPD").
+  if (InVopd && Canonical == "v_cndmask_b32" && I.NumOps == 3) {
+    Operand &O = I.Ops[I.NumOps++];
+    O.Kind = OperandKind::Sgpr;
+    O.Reg = sreg::VccLo;
+    O.Dwords = 1;
+  }
+  if (I.Op->IsBranch && I.NumOps >= 1) {
+    const Operand &B = I.Ops[I.NumOps - 1];
+    if (B.Kind != OperandKind::IntConst && B.Kind != OperandKind::Literal)
+      setProblem(I, "malformed branch offset");
+    I.Imm = int32_t(int16_t(uint16_t(B.Value))); // SIMM16, printed unsigned
+  }
+  if (I.Op->NumOperands >= 0 && I.NumOps != unsigned(I.Op->NumOperands))
+    setProblem(I, "expected " + std::to_string(I.Op->NumOperands) + " operands, found " +
+                      std::to_string(I.NumOps));
+  return Mnemonic;
+}
+
+} // namespace
+
+StringRef canonicalMnemonic(StringRef Mnemonic) {
+  if (Mnemonic.ends_with("_e32") || Mnemonic.ends_with("_e64"))
+    return Mnemonic.drop_back(4);
+  if (Mnemonic.ends_with("_sdwa"))
+    return Mnemonic.drop_back(5);
+  return Mnemonic;
+}
+
+std::string parseInstruction(StringRef Text, unsigned WaveSize, Inst &I, std::vector<Inst> &Extra) {
+  Text = Text.trim();
+  size_t Sep = Text.find(" :: ");
+  if (Sep == StringRef::npos)
+    return parseSingle(Text, WaveSize, I, /*InVopd=*/false);
+  // VOPD: two VALU operations issued together; both read their sources before either writes.
+  Inst X, Y;
+  X.Address = Y.Address = I.Address;
+  std::string MX = parseSingle(Text.substr(0, Sep), WaveSize, X, true);
+  std::string MY = parseSingle(Text.substr(Sep + 4), WaveSize, Y, true);
+  I.Op = findOpDef("v_dual");
+  auto Check = [&](const Inst &H, const std::string &M) {
+    if (!H.Op || !H.Op->Compute)
+      setProblem(I, "VOPD component '" + M + "' is not supported");
+    else if (!H.Problem.empty())
+      setProblem(I, M + ": " + H.Problem);
+  };
+  Check(X, MX);
+  Check(Y, MY);
+  I.Second = uint32_t(Extra.size());
+  Extra.push_back(std::move(X));
+  Extra.push_back(std::move(Y));
+  return MX + " :: " + MY;
+}
+
+Expected<std::unique_ptr<Program>> decodeProgram(const TargetInfo &Target, unsigned WaveSize,
+                                                 ArrayRef<CodeRange> Ranges) {
+  initializeAMDGPU();
+  Triple TT("amdgcn-amd-amdhsa");
+  std::string Err;
+  const llvm::Target *T = TargetRegistry::lookupTarget(TT, Err);
+  if (!T)
+    return createStringError(std::make_error_code(std::errc::not_supported),
+                             "AMDGPU target unavailable: " + Err);
+  // Wave size changes how VCC-like operands decode on GFX10+; GFX9 is wave64 only and must not
+  // be given +wavefrontsize32 (it would decode nothing).
+  std::string Features;
+  if (Target.Family != GfxFamily::GFX9)
+    Features = WaveSize == 32 ? "+wavefrontsize32" : "+wavefrontsize64";
+  std::unique_ptr<MCRegisterInfo> MRI(T->createMCRegInfo(TT));
+  MCTargetOptions Options;
+  std::unique_ptr<MCAsmInfo> MAI(MRI ? T->createMCAsmInfo(*MRI, TT, Options) : nullptr);
+  std::unique_ptr<MCSubtargetInfo> STI(T->createMCSubtargetInfo(TT, Target.Processor, Features));
+  std::unique_ptr<MCInstrInfo> MII(T->createMCInstrInfo());
+  if (!MRI || !MAI || !STI || !MII)
+    return createStringError(std::make_error_code(std::errc::not_supported),
+                             "cannot create the AMDGPU MC layer for " + Target.Processor);
+  if (!STI->isCPUStringValid(Target.Processor))
+    return createStringError(std::make_error_code(std::errc::not_supported),
+                             "LLVM does not know the processor '" + Target.Processor + "'");
+  MCContext Ctx(TT, MAI.get(), MRI.get(), STI.get());
+  std::unique_ptr<MCDisassembler> Dis(T->createMCDisassembler(*STI, Ctx));
+  std::unique_ptr<MCInstPrinter> Printer(
+      T->createMCInstPrinter(TT, MAI->getAssemblerDialect(), *MAI, *MII, *MRI));
+  if (!Dis || !Printer)
+    return createStringError(std::make_error_code(std::errc::not_supported),
+                             "cannot create the AMDGPU disassembler for " + Target.Processor);
+
+  auto P = std::make_unique<Program>();
+  if (Ranges.empty())
+    return std::move(P);
+  P->CodeBegin = UINT64_MAX;
+  for (const CodeRange &R : Ranges) {
+    P->CodeBegin = std::min(P->CodeBegin, R.Address & ~uint64_t(3));
+    P->CodeEnd = std::max(P->CodeEnd, R.Address + R.Bytes.size());
+  }
+  if (P->CodeEnd - P->CodeBegin > (uint64_t(1) << 30))
+    return createStringError(std::make_error_code(std::errc::invalid_argument),
+                             "executable sections span over 1 GiB");
+  P->IndexByWord.assign((P->CodeEnd - P->CodeBegin + 3) / 4, UINT32_MAX);
+
+  std::string Text;
+  for (const CodeRange &R : Ranges) {
+    for (uint64_t Off = 0; Off < R.Bytes.size();) {
+      MCInst MI;
+      uint64_t Size = 0;
+      uint64_t Address = R.Address + Off;
+      MCDisassembler::DecodeStatus S =
+          Dis->getInstruction(MI, Size, R.Bytes.slice(Off), Address, nulls());
+      Inst I;
+      I.Address = Address;
+      I.Index = uint32_t(P->Insts.size());
+      std::string Mnemonic, McName;
+      Text.clear();
+      if (S != MCDisassembler::Success || Size == 0) {
+        Size = std::min<uint64_t>(4, R.Bytes.size() - Off);
+        uint32_t Word = 0;
+        for (uint64_t B = 0; B < Size; ++B)
+          Word |= uint32_t(R.Bytes[Off + B]) << (8 * B);
+        Text = "<undecodable " + utohexstr(Word, false, 8) + ">";
+        Mnemonic = "<undecodable>";
+      } else {
+        raw_string_ostream OS(Text);
+        Printer->printInst(&MI, Address, "", *STI, OS);
+        Text = StringRef(Text).trim().str();
+        Mnemonic = parseInstruction(Text, WaveSize, I, P->Extra);
+        McName = MII->getName(MI.getOpcode()).str();
+      }
+      I.Size = uint8_t(Size);
+      if ((Address & 3) == 0)
+        P->IndexByWord[(Address - P->CodeBegin) / 4] = I.Index;
+      P->Insts.push_back(std::move(I));
+      P->Text.push_back(Text);
+      P->Mnemonic.push_back(std::move(Mnemonic));
+      P->McName.push_back(std::move(McName));
+      Off += Size;
+    }
+  }
+  // Branch targets: PC of the next instruction + SIMM16 * 4 (AMD ISA manuals, SOPP "S_BRANCH").
+  for (Inst &I : P->Insts) {
+    if (!I.Op || !I.Op->IsBranch)
+      continue;
+    int64_t TargetAddress = int64_t(I.Address + I.Size) + int64_t(I.Imm) * 4;
+    if (auto Index = P->indexOf(uint64_t(TargetAddress)))
+      I.Target = *Index;
+  }
+  return std::move(P);
+}
+
+} // namespace reptx::emulator

@@ -1,0 +1,454 @@
+// One kernel dispatch: the HSA kernel dispatch packet and kernarg segment (explicit and hidden
+// arguments) in device memory, the initial wave state the HSA runtime and hardware set up from
+// the kernel descriptor, and the scheduler that runs work-groups one after another while
+// interleaving the waves of a work-group and completing its barriers (AMDGPUUsage, "Initial
+// Kernel Execution State", "Kernel Dispatch", "Code Object V5 Metadata" hidden arguments; HSA
+// Platform System Architecture, "Kernel Dispatch Packet").
+#include "DeviceImpl.h"
+#include "Wave.h"
+
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace llvm;
+
+namespace reptx::emulator {
+
+char ExecutionError::ID = 0;
+
+static StringRef faultKindName(FaultKind K) {
+  switch (K) {
+  case FaultKind::MemoryViolation:
+    return "memory violation";
+  case FaultKind::UnsupportedInstruction:
+    return "unsupported instruction";
+  case FaultKind::InvalidProgramCounter:
+    return "invalid program counter";
+  case FaultKind::InstructionLimit:
+    return "instruction limit exceeded";
+  case FaultKind::Trap:
+    return "trap";
+  }
+  return "fault";
+}
+
+void ExecutionError::log(raw_ostream &OS) const {
+  OS << faultKindName(F.Kind) << " in kernel '" << F.Kernel << "', work-group (" << F.Workgroup.X
+     << "," << F.Workgroup.Y << "," << F.Workgroup.Z << "), wave " << F.Wave;
+  if (F.Lane)
+    OS << ", lane " << *F.Lane;
+  OS << ", pc " << format_hex(F.Pc, 0) << " <" << F.Kernel << "+" << format_hex(F.KernelOffset, 0)
+     << "> '" << F.Instruction << "': " << F.Detail;
+}
+
+std::error_code ExecutionError::convertToErrorCode() const { return inconvertibleErrorCode(); }
+
+namespace {
+
+Error invalid(const Twine &Message) {
+  return createStringError(std::make_error_code(std::errc::invalid_argument), Message);
+}
+
+// The HSA kernel dispatch packet (hsa_kernel_dispatch_packet_t, 64 bytes).
+struct DispatchPacket {
+  uint16_t Header;
+  uint16_t Setup;
+  uint16_t WorkgroupSize[3];
+  uint16_t Reserved0;
+  uint32_t GridSize[3];
+  uint32_t PrivateSegmentSize;
+  uint32_t GroupSegmentSize;
+  uint64_t KernelObject;
+  uint64_t KernargAddress;
+  uint64_t Reserved2;
+  uint64_t CompletionSignal;
+};
+static_assert(sizeof(DispatchPacket) == 64);
+
+constexpr uint16_t PacketTypeKernelDispatch = 2;
+constexpr uint16_t FenceScopeSystem = 2;
+// amd_queue_t is 256 bytes; the emulator provides a zeroed one for kernels that ask for the
+// queue pointer (code object v4 and older read apertures from it when no aperture registers
+// exist, which is never the case from GFX9 on).
+constexpr uint64_t QueueSize = 256;
+constexpr uint32_t MaxLdsSize = 65536;
+// Instructions a wave runs before the scheduler moves to the next wave of its work-group.
+constexpr uint64_t Quantum = 4096;
+
+struct Allocations {
+  Memory &Mem;
+  std::vector<uint64_t> Bases;
+  ~Allocations() {
+    for (uint64_t B : Bases)
+      consumeError(Mem.release(B));
+  }
+  Expected<uint64_t> add(uint64_t Size, StringRef Label, bool ReadOnly) {
+    auto A = Mem.allocate(Size, Label, ReadOnly);
+    if (A)
+      Bases.push_back(*A);
+    return A;
+  }
+};
+
+uint32_t ceilDiv(uint32_t A, uint32_t B) { return uint32_t((uint64_t(A) + B - 1) / B); }
+
+// Value of a hidden kernel argument, or nullopt for kinds left zero.
+std::optional<uint64_t> hiddenValue(StringRef Kind, const DispatchParams &P, const Dim3 &Blocks,
+                                    unsigned Dims, uint64_t QueueAddress) {
+  const uint32_t Grid[3] = {P.GridSize.X, P.GridSize.Y, P.GridSize.Z};
+  const uint32_t Wg[3] = {P.WorkgroupSize.X, P.WorkgroupSize.Y, P.WorkgroupSize.Z};
+  const uint32_t Count[3] = {Blocks.X, Blocks.Y, Blocks.Z};
+  static const char Axis[] = {'x', 'y', 'z'};
+  for (unsigned D = 0; D < 3; ++D) {
+    if (Kind == (Twine("hidden_block_count_") + Twine(Axis[D])).str())
+      return Count[D];
+    if (Kind == (Twine("hidden_group_size_") + Twine(Axis[D])).str())
+      return Wg[D];
+    if (Kind == (Twine("hidden_remainder_") + Twine(Axis[D])).str())
+      return Grid[D] % Wg[D];
+    if (Kind == (Twine("hidden_global_offset_") + Twine(Axis[D])).str())
+      return 0;
+  }
+  if (Kind == "hidden_grid_dims")
+    return Dims;
+  if (Kind == "hidden_dynamic_lds_size")
+    return P.DynamicLdsSize;
+  if (Kind == "hidden_private_base")
+    return PrivateApertureBase >> 32;
+  if (Kind == "hidden_shared_base")
+    return SharedApertureBase >> 32;
+  if (Kind == "hidden_queue_ptr")
+    return QueueAddress;
+  // hidden_none, hidden_hostcall_buffer, hidden_multigrid_sync_arg, hidden_heap_v1,
+  // hidden_default_queue, hidden_completion_action, hidden_printf_buffer: null / zero.
+  return std::nullopt;
+}
+
+class DispatchRun {
+public:
+  DispatchRun(Memory &Mem, const CodeObject &CO, const Kernel &K, const DispatchParams &P)
+      : Mem(Mem), CO(CO), K(K), P(P), Allocs{Mem, {}} {}
+
+  Expected<DispatchResult> run(uint64_t DispatchId, uint64_t LoadBase);
+
+private:
+  Error setUp(uint64_t DispatchId, uint64_t LoadBase);
+  Error runWorkgroup(Dim3 Id);
+  void initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3 &Size);
+  Error faultError(const Wave &W) const;
+
+  Memory &Mem;
+  const CodeObject &CO;
+  const Kernel &K;
+  const DispatchParams &P;
+  Allocations Allocs;
+  DispatchContext Ctx;
+  Dim3 Blocks;
+  uint64_t PacketAddress = 0, KernargAddress = 0, QueueAddress = 0, Id = 0;
+  uint32_t EntryIndex = 0;
+  unsigned NumVgprs = 0;
+  Workgroup Group;
+  std::vector<std::unique_ptr<Wave>> Waves; // reused across work-groups
+  DispatchResult Result;
+};
+
+Error DispatchRun::setUp(uint64_t DispatchId, uint64_t LoadBase) {
+  const KernelDescriptor &D = K.Descriptor;
+  const TargetInfo &T = CO.target();
+  const uint32_t Grid[3] = {P.GridSize.X, P.GridSize.Y, P.GridSize.Z};
+  const uint32_t Wg[3] = {P.WorkgroupSize.X, P.WorkgroupSize.Y, P.WorkgroupSize.Z};
+  for (unsigned I = 0; I < 3; ++I) {
+    if (Grid[I] == 0 || Wg[I] == 0)
+      return invalid("dispatch of '" + K.Name + "': grid and work-group sizes must be at least 1");
+    if (Wg[I] > 1024)
+      return invalid("dispatch of '" + K.Name + "': work-group dimension " + Twine(Wg[I]) +
+                     " exceeds 1024");
+    if (K.UniformWorkgroupSize && Grid[I] % Wg[I] != 0)
+      return invalid("dispatch of '" + K.Name +
+                     "': the kernel requires uniform work-groups, but the grid size " +
+                     Twine(Grid[I]) + " is not a multiple of the work-group size " + Twine(Wg[I]));
+  }
+  uint64_t Flat = P.WorkgroupSize.count();
+  if (Flat > K.MaxFlatWorkgroupSize || Flat > 1024)
+    return invalid("dispatch of '" + K.Name + "': work-group of " + Twine(Flat) +
+                   " work-items exceeds the kernel's maximum of " +
+                   Twine(std::min<uint32_t>(K.MaxFlatWorkgroupSize, 1024)));
+  if (K.PrivateSegmentFixedSize || D.usesDynamicStack())
+    return invalid("dispatch of '" + K.Name + "': the kernel uses scratch memory (" +
+                   Twine(K.PrivateSegmentFixedSize) +
+                   " bytes per work-item), which the emulator does not support yet");
+  uint64_t Lds = uint64_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize;
+  if (Lds > MaxLdsSize)
+    return invalid("dispatch of '" + K.Name + "': " + Twine(Lds) + " bytes of LDS exceed " +
+                   Twine(MaxLdsSize));
+  if (P.Kernargs.size() > K.KernargSegmentSize)
+    return invalid("dispatch of '" + K.Name + "': " + Twine(P.Kernargs.size()) +
+                   " bytes of kernel arguments exceed the " + Twine(K.KernargSegmentSize) +
+                   "-byte kernarg segment");
+  for (const KernelArgInfo &A : K.Args)
+    if (!A.isHidden() && uint64_t(A.Offset) + A.Size > P.Kernargs.size())
+      return invalid(
+          "dispatch of '" + K.Name + "': argument " +
+          (A.Name.empty() ? Twine("at offset ") + Twine(A.Offset) : Twine("'") + A.Name + "'") +
+          " lies past the " + Twine(P.Kernargs.size()) +
+          " bytes of explicit kernel arguments given");
+
+  Blocks = {ceilDiv(Grid[0], Wg[0]), ceilDiv(Grid[1], Wg[1]), ceilDiv(Grid[2], Wg[2])};
+  unsigned Dims = P.GridSize.Z > 1 ? 3 : P.GridSize.Y > 1 ? 2 : 1;
+  Id = DispatchId;
+
+  // Queue, packet and kernarg segment, as the HSA runtime would place them.
+  auto Queue = Allocs.add(QueueSize, "queue", true);
+  if (!Queue)
+    return Queue.takeError();
+  QueueAddress = *Queue;
+  std::vector<uint8_t> Kernarg(std::max<uint64_t>(K.KernargSegmentSize, 1), 0);
+  std::copy(P.Kernargs.begin(), P.Kernargs.end(), Kernarg.begin());
+  for (const KernelArgInfo &A : K.Args) {
+    if (!A.isHidden())
+      continue;
+    std::optional<uint64_t> V = hiddenValue(A.ValueKind, P, Blocks, Dims, QueueAddress);
+    if (!V)
+      continue;
+    uint64_t LE = support::endian::byte_swap(*V, llvm::endianness::little);
+    std::memcpy(Kernarg.data() + A.Offset, &LE, std::min<uint32_t>(A.Size, 8));
+  }
+  auto KA = Allocs.add(Kernarg.size(), "kernarg segment", true);
+  if (!KA)
+    return KA.takeError();
+  KernargAddress = *KA;
+  if (Error E = Mem.hostWrite(KernargAddress, Kernarg.data(), Kernarg.size(), true))
+    return E;
+
+  DispatchPacket Packet = {};
+  Packet.Header = uint16_t(PacketTypeKernelDispatch | (1u << 8) | (FenceScopeSystem << 9) |
+                           (FenceScopeSystem << 11));
+  Packet.Setup = uint16_t(Dims);
+  for (unsigned I = 0; I < 3; ++I) {
+    Packet.WorkgroupSize[I] = uint16_t(Wg[I]);
+    Packet.GridSize[I] = Grid[I];
+  }
+  Packet.PrivateSegmentSize = K.PrivateSegmentFixedSize;
+  Packet.GroupSegmentSize = uint32_t(Lds);
+  Packet.KernelObject = LoadBase + K.DescriptorAddress;
+  Packet.KernargAddress = KernargAddress;
+  auto PA = Allocs.add(sizeof(Packet), "dispatch packet", true);
+  if (!PA)
+    return PA.takeError();
+  PacketAddress = *PA;
+  if (Error E = Mem.hostWrite(PacketAddress, &Packet, sizeof(Packet), true))
+    return E;
+
+  // Context shared by the waves.
+  Ctx.Mem = &Mem;
+  Ctx.Prog = &CO.program(K.WavefrontSize);
+  Ctx.K = &K;
+  Ctx.Target = T;
+  Ctx.LoadBase = LoadBase;
+  Ctx.MaxInstructionsPerWave = P.MaxInstructionsPerWave;
+  // FLOAT_DENORM_MODE: 0 flushes inputs and results, 1 keeps denormal inputs, 2 keeps denormal
+  // results, 3 keeps both (AMDGPUUsage, "Floating Point Denorm Mode Enumeration Values").
+  unsigned M32 = D.floatDenormMode32(), M64 = D.floatDenormMode16_64();
+  Ctx.FlushF32In = M32 == 0 || M32 == 2;
+  Ctx.FlushF32Out = M32 == 0 || M32 == 1;
+  Ctx.FlushF64In = M64 == 0 || M64 == 2;
+  Ctx.FlushF64Out = M64 == 0 || M64 == 1;
+  Ctx.Dx10Clamp = D.enableDx10Clamp();
+  auto Entry = Ctx.Prog->indexOf(K.EntryAddress);
+  if (!Entry)
+    return invalid("kernel '" + K.Name + "': entry point is not an instruction");
+  EntryIndex = *Entry;
+
+  // VGPRs per lane from GRANULATED_WORKITEM_VGPR_COUNT: granules of 8 on gfx90a/gfx94x (unified
+  // VGPR+AGPR file) and on GFX10+ in wave32, of 4 otherwise (AMDGPUUsage, "compute_pgm_rsrc1").
+  unsigned Granule =
+      (T.UnifiedVgprFile || (T.Family != GfxFamily::GFX9 && K.WavefrontSize == 32)) ? 8 : 4;
+  NumVgprs = (D.granulatedWorkitemVgprCount() + 1) * Granule;
+  NumVgprs = std::max(NumVgprs, 3u);
+
+  // User SGPRs must fit in USER_SGPR_COUNT; the system SGPRs follow it.
+  unsigned User = (D.enableSgprPrivateSegmentBuffer() ? 4 : 0) +
+                  (D.enableSgprDispatchPtr() ? 2 : 0) + (D.enableSgprQueuePtr() ? 2 : 0) +
+                  (D.enableSgprKernargSegmentPtr() ? 2 : 0) + (D.enableSgprDispatchId() ? 2 : 0) +
+                  (D.enableSgprFlatScratchInit() ? 2 : 0) +
+                  (D.enableSgprPrivateSegmentSize() ? 1 : 0);
+  if (User > D.userSgprCount())
+    return invalid("kernel '" + K.Name + "': the descriptor enables " + Twine(User) +
+                   " user SGPRs but USER_SGPR_COUNT is " + Twine(D.userSgprCount()));
+  return Error::success();
+}
+
+void DispatchRun::initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3 &Size) {
+  const KernelDescriptor &D = K.Descriptor;
+  W.Ctx = &Ctx;
+  W.Group = &Group;
+  W.Index = Index;
+  W.Size = K.WavefrontSize;
+  std::fill(std::begin(W.S), std::end(W.S), 0u);
+  W.Scc = false;
+  W.NumVgprs = NumVgprs;
+  W.V.assign(size_t(NumVgprs) * W.Size, 0);
+  W.AccOffset = CO.target().UnifiedVgprFile ? std::min(D.accumOffset(), NumVgprs) : 0;
+  W.Pc = EntryIndex;
+  W.Executed = 0;
+  W.Status = WaveStatus::Ready;
+  W.Fault = WaveFault();
+
+  // User SGPRs in the documented order, then the system SGPRs from USER_SGPR_COUNT on.
+  unsigned R = 0;
+  auto Put64 = [&](uint64_t V) {
+    W.S[R] = uint32_t(V);
+    W.S[R + 1] = uint32_t(V >> 32);
+    R += 2;
+  };
+  if (D.enableSgprPrivateSegmentBuffer())
+    R += 4; // no scratch: an all-zero buffer resource
+  if (D.enableSgprDispatchPtr())
+    Put64(PacketAddress);
+  if (D.enableSgprQueuePtr())
+    Put64(QueueAddress);
+  if (D.enableSgprKernargSegmentPtr())
+    Put64(KernargAddress);
+  if (D.enableSgprDispatchId())
+    Put64(Id);
+  if (D.enableSgprFlatScratchInit())
+    R += 2;
+  if (D.enableSgprPrivateSegmentSize())
+    W.S[R++] = K.PrivateSegmentFixedSize;
+  R = D.userSgprCount();
+  const uint32_t GroupId[3] = {Group.Id.X, Group.Id.Y, Group.Id.Z};
+  for (unsigned Dim = 0; Dim < 3; ++Dim)
+    if (D.enableWorkgroupId(Dim))
+      W.S[R++] = GroupId[Dim];
+  if (D.enableWorkgroupInfo()) {
+    unsigned WavesInGroup = (Threads + W.Size - 1) / W.Size;
+    W.S[R++] = (Index == 0 ? 1u << 31 : 0u) | (WavesInGroup & 0x3f);
+  }
+  if (D.enablePrivateSegment())
+    W.S[R++] = 0; // scratch wave offset
+
+  // EXEC covers the wave's work-items; work-item IDs go to v0 (packed as X | Y << 10 | Z << 20)
+  // or to v0, v1, v2.
+  unsigned First = Index * W.Size;
+  unsigned Count = std::min(W.Size, Threads - First);
+  W.setExec(Count == 64 ? ~0ull : (uint64_t(1) << Count) - 1);
+  unsigned IdDims = D.vgprWorkitemId();
+  for (unsigned L = 0; L < Count; ++L) {
+    unsigned Flat = First + L;
+    uint32_t X = Flat % Size.X, Y = (Flat / Size.X) % Size.Y, Z = Flat / (Size.X * Size.Y);
+    if (IdDims < 1)
+      Y = 0;
+    if (IdDims < 2)
+      Z = 0;
+    if (CO.target().PackedWorkItemIds) {
+      W.vcol(0)[L] = X | (Y << 10) | (Z << 20);
+    } else {
+      W.vcol(0)[L] = X;
+      if (IdDims >= 1)
+        W.vcol(1)[L] = Y;
+      if (IdDims >= 2)
+        W.vcol(2)[L] = Z;
+    }
+  }
+}
+
+Error DispatchRun::faultError(const Wave &W) const {
+  const Program &Prog = *Ctx.Prog;
+  Fault F;
+  F.Kind = W.Fault.Kind;
+  F.Kernel = K.Name;
+  F.Workgroup = Group.Id;
+  F.Wave = W.Index;
+  F.Lane = W.Fault.Lane;
+  F.Address = W.Fault.Address;
+  F.Detail = W.Fault.Detail;
+  if (W.Pc < Prog.Insts.size()) {
+    F.Pc = Prog.Insts[W.Pc].Address;
+    F.Instruction = Prog.Text[W.Pc];
+    F.Mnemonic = Prog.Mnemonic[W.Pc];
+    if (F.Kind == FaultKind::UnsupportedInstruction && !Prog.McName[W.Pc].empty())
+      F.Detail += " (LLVM opcode " + Prog.McName[W.Pc] + ")";
+  } else {
+    F.Pc = Prog.CodeEnd;
+  }
+  F.KernelOffset = F.Pc - K.EntryAddress;
+  return make_error<ExecutionError>(std::move(F));
+}
+
+Error DispatchRun::runWorkgroup(Dim3 GroupId) {
+  Group.Id = GroupId;
+  Group.Lds.assign(size_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize, 0);
+  // A partial work-group at the end of the grid has the remaining work-items only.
+  Dim3 Size = {std::min(P.WorkgroupSize.X, P.GridSize.X - GroupId.X * P.WorkgroupSize.X),
+               std::min(P.WorkgroupSize.Y, P.GridSize.Y - GroupId.Y * P.WorkgroupSize.Y),
+               std::min(P.WorkgroupSize.Z, P.GridSize.Z - GroupId.Z * P.WorkgroupSize.Z)};
+  unsigned Threads = unsigned(Size.count());
+  unsigned NumWaves = (Threads + K.WavefrontSize - 1) / K.WavefrontSize;
+  while (Waves.size() < NumWaves)
+    Waves.push_back(std::make_unique<Wave>());
+  for (unsigned I = 0; I < NumWaves; ++I)
+    initWave(*Waves[I], I, Threads, Size);
+  Result.Waves += NumWaves;
+
+  // Round-robin over the waves; a barrier completes once every wave that has not ended waits
+  // at it (waves that ended no longer take part, AMD ISA manuals, "S_BARRIER").
+  for (;;) {
+    unsigned Live = 0, Waiting = 0;
+    for (unsigned I = 0; I < NumWaves; ++I) {
+      Wave &W = *Waves[I];
+      if (W.Status == WaveStatus::Ready) {
+        uint64_t Before = W.Executed;
+        Step S = runWave(W, Quantum);
+        Result.Instructions += W.Executed - Before;
+        if (S == Step::Fault)
+          return faultError(W);
+      }
+      if (W.Status != WaveStatus::Ended)
+        ++Live;
+      if (W.Status == WaveStatus::AtBarrier)
+        ++Waiting;
+    }
+    if (Live == 0)
+      break;
+    if (Waiting == Live)
+      for (unsigned I = 0; I < NumWaves; ++I)
+        if (Waves[I]->Status == WaveStatus::AtBarrier)
+          Waves[I]->Status = WaveStatus::Ready;
+  }
+  ++Result.Workgroups;
+  return Error::success();
+}
+
+Expected<DispatchResult> DispatchRun::run(uint64_t DispatchId, uint64_t LoadBase) {
+  if (Error E = setUp(DispatchId, LoadBase))
+    return std::move(E);
+  for (uint32_t Z = 0; Z < Blocks.Z; ++Z)
+    for (uint32_t Y = 0; Y < Blocks.Y; ++Y)
+      for (uint32_t X = 0; X < Blocks.X; ++X)
+        if (Error E = runWorkgroup({X, Y, Z}))
+          return std::move(E);
+  return Result;
+}
+
+} // namespace
+
+Expected<DispatchResult> runDispatch(Memory &Mem, uint64_t DispatchId, const CodeObject &CO,
+                                     uint64_t LoadBase, const DispatchParams &Params) {
+  const Kernel *K = CO.findKernel(Params.KernelName);
+  if (!K) {
+    std::string Names;
+    for (const Kernel &Each : CO.kernels())
+      Names += (Names.empty() ? "" : ", ") + Each.Name;
+    return invalid("no kernel named '" + Params.KernelName +
+                   "' in the code object (kernels: " + Names + ")");
+  }
+  DispatchRun Run(Mem, CO, *K, Params);
+  return Run.run(DispatchId, LoadBase);
+}
+
+} // namespace reptx::emulator

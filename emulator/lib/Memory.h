@@ -1,0 +1,58 @@
+// Device memory of the emulator: allocations in a 64-bit address space, each backed by host
+// memory and bounds-checked on every access.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace reptx::emulator {
+
+// Flat address apertures, as the HSA runtime programs them on GFX9+ (64 KiB-aligned 4 GiB
+// windows above the 48-bit user address range; AMDGPUUsage, "Address Spaces"). Reading
+// src_shared_base/src_private_base gives these 64-bit bases.
+constexpr uint64_t SharedApertureBase = 0x0001000000000000ull;
+constexpr uint64_t PrivateApertureBase = 0x0002000000000000ull;
+constexpr uint64_t ApertureSize = 0x100000000ull;
+
+class Memory {
+public:
+  struct Allocation {
+    uint64_t Base = 0;
+    uint64_t Size = 0;
+    std::unique_ptr<uint8_t[]> Data;
+    std::string Label;
+    bool ReadOnly = false; // code objects and kernarg segments
+  };
+
+  llvm::Expected<uint64_t> allocate(uint64_t Size, llvm::StringRef Label, bool ReadOnly = false);
+  llvm::Error release(uint64_t Base);
+
+  // Host pointer for [Address, Address + Size) when it lies inside one allocation (and the
+  // allocation is writable for a write), else null.
+  uint8_t *translate(uint64_t Address, uint64_t Size, bool Write) {
+    if (Last && Address >= Last->Base && Address - Last->Base <= Last->Size &&
+        Size <= Last->Size - (Address - Last->Base) && !(Write && Last->ReadOnly))
+      return Last->Data.get() + (Address - Last->Base);
+    return translateSlow(Address, Size, Write);
+  }
+  // The allocation containing Address, or null.
+  const Allocation *find(uint64_t Address) const;
+  // Explains why [Address, Address + Size) is not accessible, for fault messages.
+  std::string describe(uint64_t Address, uint64_t Size, bool Write) const;
+  // Host-side copies that may write read-only allocations (used to set them up).
+  llvm::Error hostWrite(uint64_t Address, const void *Data, uint64_t Size, bool Privileged);
+  llvm::Error hostRead(uint64_t Address, void *Data, uint64_t Size) const;
+
+private:
+  uint8_t *translateSlow(uint64_t Address, uint64_t Size, bool Write);
+  std::map<uint64_t, Allocation> Allocations; // by base
+  Allocation *Last = nullptr;
+  uint64_t Next = 0x100000000ull; // first allocation at 4 GiB: addresses need all 64 bits
+};
+
+} // namespace reptx::emulator

@@ -1,0 +1,382 @@
+// Building blocks of the instruction semantics table: an operation is written once as a plain
+// function over typed values (uint32_t, int32_t, float, uint64_t, double, uint16_t, bool for a
+// lane-mask bit, ...), and these templates turn it into a handler for its instruction family
+// (VOP1/2/3, VOPC, carry-out VOP, SOP1/2/K/C). Operand widths, literal extension, input modifiers
+// (neg/abs), output modifiers (omod/clamp) and denormal flushing follow from the types.
+#pragma once
+
+#include "Wave.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace reptx::emulator::sem {
+
+// ---------------------------------------------------------------------------------------------
+// Value types
+
+template <typename T> struct ValueType;
+template <> struct ValueType<uint16_t> {
+  static constexpr unsigned Bits = 16;
+  static constexpr NumKind Kind = NumKind::Unsigned;
+};
+template <> struct ValueType<int16_t> {
+  static constexpr unsigned Bits = 16;
+  static constexpr NumKind Kind = NumKind::Signed;
+};
+template <> struct ValueType<uint32_t> {
+  static constexpr unsigned Bits = 32;
+  static constexpr NumKind Kind = NumKind::Unsigned;
+};
+template <> struct ValueType<int32_t> {
+  static constexpr unsigned Bits = 32;
+  static constexpr NumKind Kind = NumKind::Signed;
+};
+template <> struct ValueType<uint64_t> {
+  static constexpr unsigned Bits = 64;
+  static constexpr NumKind Kind = NumKind::Unsigned;
+};
+template <> struct ValueType<int64_t> {
+  static constexpr unsigned Bits = 64;
+  static constexpr NumKind Kind = NumKind::Signed;
+};
+template <> struct ValueType<float> {
+  static constexpr unsigned Bits = 32;
+  static constexpr NumKind Kind = NumKind::Float;
+};
+template <> struct ValueType<double> {
+  static constexpr unsigned Bits = 64;
+  static constexpr NumKind Kind = NumKind::Float;
+};
+template <> struct ValueType<bool> { // a lane's bit of a mask operand (VCC, an SGPR pair)
+  static constexpr unsigned Bits = 1;
+  static constexpr NumKind Kind = NumKind::Unsigned;
+};
+
+template <typename T> T fromBits(uint64_t X) {
+  if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<float>(uint32_t(X));
+  else if constexpr (std::is_same_v<T, double>)
+    return std::bit_cast<double>(X);
+  else if constexpr (std::is_same_v<T, bool>)
+    return X & 1;
+  else
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(X));
+}
+
+template <typename T> uint64_t toBits(T V) {
+  if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<uint32_t>(V);
+  else if constexpr (std::is_same_v<T, double>)
+    return std::bit_cast<uint64_t>(V);
+  else if constexpr (std::is_same_v<T, bool>)
+    return V ? 1 : 0;
+  else
+    return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(V));
+}
+
+template <typename T> constexpr bool IsFloat = std::is_floating_point_v<T>;
+
+// Denormal flushing per FLOAT_DENORM_MODE (sign preserved).
+template <typename T> T flushDenormal(T V) {
+  if (std::fpclassify(V) == FP_SUBNORMAL)
+    return std::signbit(V) ? T(-0.0) : T(0.0);
+  return V;
+}
+template <typename T> T flushIn(const Wave &W, T V) {
+  if constexpr (std::is_same_v<T, float>)
+    return W.Ctx->FlushF32In ? flushDenormal(V) : V;
+  else if constexpr (std::is_same_v<T, double>)
+    return W.Ctx->FlushF64In ? flushDenormal(V) : V;
+  else
+    return V;
+}
+
+// Output modifiers of VOP3 (omod, then clamp to [0, 1]) and denormal flushing of the result.
+template <typename T> T finish(const Wave &W, const Inst &I, T V) {
+  if constexpr (IsFloat<T>) {
+    if (I.Omod == 1)
+      V *= T(2);
+    else if (I.Omod == 2)
+      V *= T(4);
+    else if (I.Omod == 3)
+      V *= T(0.5);
+    if (I.Clamp) {
+      if (std::isnan(V)) {
+        if (W.Ctx->Dx10Clamp) // DX10_CLAMP: NaN clamps to 0; IEEE mode keeps the NaN
+          V = T(0);
+      } else {
+        V = V < T(0) ? T(0) : V > T(1) ? T(1) : V;
+      }
+    }
+    if constexpr (std::is_same_v<T, float>)
+      return W.Ctx->FlushF32Out ? flushDenormal(V) : V;
+    else
+      return W.Ctx->FlushF64Out ? flushDenormal(V) : V;
+  } else {
+    return V;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Function traits of the operation functions
+
+template <typename F> struct FnTraits;
+template <typename R, typename... A> struct FnTraits<R (*)(A...)> {
+  using Ret = R;
+  using Args = std::tuple<A...>;
+  static constexpr size_t Arity = sizeof...(A);
+};
+
+template <typename T> T readLaneArg(const Wave &W, const Operand &O, unsigned L) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return (W.scalar(O, W.Size) >> L) & 1;
+  } else {
+    T V = fromBits<T>(W.lane(O, L, ValueType<T>::Bits, ValueType<T>::Kind));
+    return flushIn(W, V);
+  }
+}
+
+template <typename T> T readScalarArg(const Wave &W, const Operand &O) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return W.scalar(O, 1) & 1;
+  } else {
+    uint64_t X = W.scalar(O, ValueType<T>::Bits, ValueType<T>::Kind);
+    return fromBits<T>(X);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// VALU: one VGPR result per lane. Sources are Ops[1..N]; with Acc the last function argument is
+// the destination's old value (v_fmac_f32 and other accumulating forms).
+
+template <auto F, bool Acc = false> constexpr unsigned sourceOperand(size_t K) {
+  constexpr size_t N = FnTraits<decltype(F)>::Arity;
+  if (Acc && K == N - 1)
+    return 0;
+  return unsigned(K + 1);
+}
+
+template <auto F, bool Acc, size_t... K>
+auto callLane(const Wave &W, const Inst &I, unsigned L, std::index_sequence<K...>) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  return F(readLaneArg<std::tuple_element_t<K, Args>>(W, I.Ops[sourceOperand<F, Acc>(K)], L)...);
+}
+
+template <auto F, bool Acc = false> bool vopCompute(Wave &W, const Inst &I, uint64_t *Out) {
+  using Tr = FnTraits<decltype(F)>;
+  W.forEachActive([&](unsigned L) {
+    Out[L] = toBits(finish(W, I, callLane<F, Acc>(W, I, L, std::make_index_sequence<Tr::Arity>())));
+  });
+  return true;
+}
+
+template <auto F> constexpr unsigned resultBits() {
+  return ValueType<typename FnTraits<decltype(F)>::Ret>::Bits;
+}
+
+// Integer clamp means saturation, which these operations do not model: refuse rather than guess.
+inline Step integerClampFault(Wave &W) {
+  return W.fault(FaultKind::UnsupportedInstruction,
+                 "clamp (saturating) integer arithmetic is not supported");
+}
+
+template <auto F, bool Acc = false> Step vopExec(Wave &W, const Inst &I) {
+  if (!IsFloat<typename FnTraits<decltype(F)>::Ret> && I.Clamp)
+    return integerClampFault(W);
+  vopCompute<F, Acc>(W, I, W.Out);
+  W.commitVop(I, I.Ops[0], W.Out, resultBits<F>());
+  return Step::Next;
+}
+
+template <auto F, bool Acc = false> OpDef vop(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &vopExec<F, Acc>;
+  D.Compute = &vopCompute<F, Acc>;
+  D.NumOperands = int8_t(1 + FnTraits<decltype(F)>::Arity - (Acc ? 1 : 0));
+  D.ResultBits = uint8_t(resultBits<F>());
+  return D;
+}
+
+// VOPC: Ops are [sdst, src0, src1], or [src0, src1] for GFX10+ v_cmpx, which writes EXEC only.
+// Inactive lanes produce 0 bits; v_cmpx writes the result to EXEC as well (AMD ISA manuals,
+// "VOPC").
+template <auto F, bool Cmpx> Step vopcExec(Wave &W, const Inst &I) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  if (I.NumOps != 2 && I.NumOps != 3)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
+  unsigned First = I.NumOps == 3 ? 1 : 0;
+  uint64_t M = 0;
+  W.forEachActive([&](unsigned L) {
+    if (F(readLaneArg<std::tuple_element_t<0, Args>>(W, I.Ops[First], L),
+          readLaneArg<std::tuple_element_t<1, Args>>(W, I.Ops[First + 1], L)))
+      M |= uint64_t(1) << L;
+  });
+  if (First)
+    W.writeMask(I.Ops[0], M);
+  if (Cmpx)
+    W.setExec(M);
+  return Step::Next;
+}
+
+template <auto F, bool Cmpx> OpDef vopc(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &vopcExec<F, Cmpx>;
+  return D;
+}
+
+// VALU with a carry/borrow-out lane mask: Ops are [vdst, sdst, sources...]; F returns
+// Carry<T>. Sources of type bool read a carry-in mask.
+template <typename T> struct Carry {
+  T Value;
+  bool Out;
+};
+
+template <auto F, size_t... K>
+auto callCarryLane(const Wave &W, const Inst &I, unsigned L, std::index_sequence<K...>) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  return F(readLaneArg<std::tuple_element_t<K, Args>>(W, I.Ops[K + 2], L)...);
+}
+
+template <auto F> Step vopCarryExec(Wave &W, const Inst &I) {
+  using Tr = FnTraits<decltype(F)>;
+  using T = decltype(Tr::Ret::Value);
+  if (I.Clamp)
+    return integerClampFault(W);
+  uint64_t M = 0;
+  W.forEachActive([&](unsigned L) {
+    auto R = callCarryLane<F>(W, I, L, std::make_index_sequence<Tr::Arity>());
+    W.Out[L] = toBits<T>(R.Value);
+    if (R.Out)
+      M |= uint64_t(1) << L;
+  });
+  W.commitVop(I, I.Ops[0], W.Out, ValueType<T>::Bits);
+  W.writeMask(I.Ops[1], M);
+  return Step::Next;
+}
+
+template <auto F> OpDef vopCarry(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &vopCarryExec<F>;
+  D.NumOperands = int8_t(2 + FnTraits<decltype(F)>::Arity);
+  D.NumDsts = 2;
+  return D;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SALU. Ops are [sdst, sources...]. F returns the result, or WithScc<T> to set SCC itself;
+// with SccNonZero the result sets SCC = (result != 0).
+
+template <typename T> struct WithScc {
+  T Value;
+  bool Scc;
+};
+template <typename T> struct IsWithScc : std::false_type {};
+template <typename T> struct IsWithScc<WithScc<T>> : std::true_type {};
+
+enum class SccMode { Keep, NonZero };
+
+template <auto F, size_t First, size_t... K>
+auto callScalar(const Wave &W, const Inst &I, std::index_sequence<K...>) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  return F(readScalarArg<std::tuple_element_t<K, Args>>(W, I.Ops[K + First])...);
+}
+
+template <auto F, SccMode M> Step sopExec(Wave &W, const Inst &I) {
+  using Tr = FnTraits<decltype(F)>;
+  auto R = callScalar<F, 1>(W, I, std::make_index_sequence<Tr::Arity>());
+  if constexpr (IsWithScc<decltype(R)>::value) {
+    W.writeScalar(I.Ops[0], toBits(R.Value));
+    W.Scc = R.Scc;
+  } else {
+    W.writeScalar(I.Ops[0], toBits(R));
+    if constexpr (M == SccMode::NonZero)
+      W.Scc = R != 0;
+  }
+  return Step::Next;
+}
+
+template <auto F, SccMode M = SccMode::Keep> OpDef sop(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &sopExec<F, M>;
+  D.NumOperands = int8_t(1 + FnTraits<decltype(F)>::Arity);
+  return D;
+}
+
+// SOPK accumulating forms: D = F(D, simm16).
+template <auto F> Step sopAccExec(Wave &W, const Inst &I) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  auto R = F(readScalarArg<std::tuple_element_t<0, Args>>(W, I.Ops[0]),
+             readScalarArg<std::tuple_element_t<1, Args>>(W, I.Ops[1]));
+  if constexpr (IsWithScc<decltype(R)>::value) {
+    W.writeScalar(I.Ops[0], toBits(R.Value));
+    W.Scc = R.Scc;
+  } else {
+    W.writeScalar(I.Ops[0], toBits(R));
+  }
+  return Step::Next;
+}
+
+template <auto F> OpDef sopAcc(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &sopAccExec<F>;
+  D.NumOperands = 2;
+  return D;
+}
+
+// SOPC (and SOPK compares): SCC = F(src0, src1).
+template <auto F> Step sopcExec(Wave &W, const Inst &I) {
+  W.Scc = callScalar<F, 0>(W, I, std::make_index_sequence<2>());
+  return Step::Next;
+}
+
+template <auto F> OpDef sopc(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &sopcExec<F>;
+  D.NumOperands = 2;
+  return D;
+}
+
+inline OpDef custom(llvm::StringRef Name, Handler H, int NumOperands = -1) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = H;
+  D.NumOperands = int8_t(NumOperands);
+  return D;
+}
+
+// Each family adds its operations to the table; aliases give the GFX10+/GFX11+ spellings of the
+// same operation.
+class TableBuilder {
+public:
+  void add(OpDef D) { Defs.push_back(std::move(D)); }
+  void alias(llvm::StringRef NewName, llvm::StringRef Existing) {
+    Aliases.emplace_back(NewName, Existing);
+  }
+  // Stable storage for generated names (the table lives as long as the process).
+  llvm::StringRef intern(std::string Name) { return Names.emplace_back(std::move(Name)); }
+  std::vector<OpDef> Defs;
+  std::deque<std::string> Names;
+  std::vector<std::pair<llvm::StringRef, llvm::StringRef>> Aliases;
+};
+
+void addScalarOps(TableBuilder &T);
+void addVectorOps(TableBuilder &T);
+void addMemoryOps(TableBuilder &T);
+
+} // namespace reptx::emulator::sem

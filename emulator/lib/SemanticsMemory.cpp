@@ -1,0 +1,547 @@
+// Memory semantics: scalar loads (SMEM), global and flat loads, stores and atomics (FLAT/GLOBAL),
+// and LDS accesses and lane permutes (DS). Every access is bounds-checked: outside an allocation
+// (global) or outside the work-group's LDS it stops the dispatch. Definitions follow the AMD
+// "Vega" (GFX9), CDNA3 and RDNA3 instruction set architecture manuals, "Scalar Memory
+// Operations", "Flat, Scratch and Global Instructions" and "Data Share Operations"; flat address
+// apertures follow AMDGPUUsage, "Address Spaces".
+#include "Semantics.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+namespace reptx::emulator::sem {
+
+namespace {
+
+using u32 = uint32_t;
+using i32 = int32_t;
+using u64 = uint64_t;
+using i64 = int64_t;
+
+std::string hex(u64 X) {
+  std::string S;
+  llvm::raw_string_ostream(S) << llvm::format_hex(X, 18);
+  return S;
+}
+
+Step globalFault(Wave &W, u64 Address, unsigned Size, bool Write, std::optional<unsigned> Lane) {
+  return W.fault(FaultKind::MemoryViolation,
+                 std::string(Write ? "write" : "read") + " of " + std::to_string(Size) +
+                     " byte(s) at " + hex(Address) + ": " +
+                     W.Ctx->Mem->describe(Address, Size, Write),
+                 Lane, Address);
+}
+
+Step ldsFault(Wave &W, u64 Offset, unsigned Size, bool Write, unsigned Lane) {
+  return W.fault(FaultKind::MemoryViolation,
+                 std::string("LDS ") + (Write ? "write" : "read") + " of " + std::to_string(Size) +
+                     " byte(s) at LDS offset " + std::to_string(Offset) + ": the work-group has " +
+                     std::to_string(W.Group->Lds.size()) + " bytes of LDS",
+                 Lane, Offset);
+}
+
+// A data operand must hold the bytes the instruction moves (guards against decoder surprises).
+bool holds(const Operand &O, unsigned Bytes) { return O.Dwords * 4u >= Bytes; }
+
+Step widthFault(Wave &W) {
+  return W.fault(FaultKind::UnsupportedInstruction,
+                 "a data operand is narrower than the access it takes part in");
+}
+
+uint8_t *ldsPtr(Wave &W, u64 Offset, unsigned Size) {
+  if (Offset > W.Group->Lds.size() || Size > W.Group->Lds.size() - Offset)
+    return nullptr;
+  return W.Group->Lds.data() + Offset;
+}
+
+enum class Space { Global, Flat };
+
+// Resolves a global or flat address of one lane to host memory, or records a fault. Flat
+// addresses in the shared aperture go to the LDS; the private aperture (scratch) is not
+// supported yet.
+uint8_t *resolve(Wave &W, Space S, u64 Address, unsigned Size, bool Write, unsigned Lane,
+                 Step &Failure) {
+  if (S == Space::Flat) {
+    if (Address - SharedApertureBase < ApertureSize) {
+      u64 Offset = Address - SharedApertureBase;
+      if (uint8_t *P = ldsPtr(W, Offset, Size))
+        return P;
+      Failure = ldsFault(W, Offset, Size, Write, Lane);
+      return nullptr;
+    }
+    if (Address - PrivateApertureBase < ApertureSize) {
+      Failure = W.fault(FaultKind::UnsupportedInstruction,
+                        "flat access to the private (scratch) aperture at " + hex(Address) +
+                            " is not supported yet",
+                        Lane, Address);
+      return nullptr;
+    }
+  }
+  if (uint8_t *P = W.Ctx->Mem->translate(Address, Size, Write))
+    return P;
+  Failure = globalFault(W, Address, Size, Write, Lane);
+  return nullptr;
+}
+
+// Address operands of GLOBAL (vaddr, and saddr or "off" as the last operand) and FLAT (vaddr)
+// instructions. With saddr, vaddr is a 32-bit unsigned offset from it.
+u64 laneAddress(const Wave &W, const Inst &I, Space S, unsigned VaddrOp, unsigned L) {
+  const Operand &Vaddr = I.Ops[VaddrOp];
+  const Operand &Saddr = I.Ops[I.NumOps - 1];
+  if (S == Space::Global && Saddr.Kind == OperandKind::Sgpr)
+    return W.scalar(Saddr, 64) + u32(W.lane(Vaddr, L, 32)) + u64(i64(I.Offset));
+  return W.lane(Vaddr, L, 64) + u64(i64(I.Offset));
+}
+
+// Loads of Bytes (1, 2, 4, 8, 12, 16); sub-dword loads extend to 32 bits.
+template <Space S, unsigned Bytes, bool SignExtend> Step load(Wave &W, const Inst &I) {
+  unsigned Expected = S == Space::Global ? 3 : 2;
+  if (I.NumOps != Expected)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
+  if (!holds(I.Ops[0], Bytes))
+    return widthFault(W);
+  Step Failure = Step::Next;
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 Address = laneAddress(W, I, S, 1, L);
+    uint8_t *P = resolve(W, S, Address, Bytes, false, L, Failure);
+    if (!P)
+      return Failure;
+    if constexpr (Bytes < 4) {
+      u32 V = 0;
+      std::memcpy(&V, P, Bytes);
+      if (SignExtend)
+        V = Bytes == 1 ? u32(i32(int8_t(V))) : u32(i32(int16_t(V)));
+      W.vcol(Dst)[L] = V;
+    } else {
+      for (unsigned D = 0; D < Bytes / 4; ++D)
+        std::memcpy(&W.vcol(Dst + D)[L], P + 4 * D, 4);
+    }
+  }
+  return Step::Next;
+}
+
+template <Space S, unsigned Bytes> Step store(Wave &W, const Inst &I) {
+  unsigned Expected = S == Space::Global ? 3 : 2;
+  if (I.NumOps != Expected)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
+  if (!holds(I.Ops[1], Bytes))
+    return widthFault(W);
+  Step Failure = Step::Next;
+  unsigned Data = W.vgprIndex(I.Ops[1]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 Address = laneAddress(W, I, S, 0, L);
+    uint8_t *P = resolve(W, S, Address, Bytes, true, L, Failure);
+    if (!P)
+      return Failure;
+    if constexpr (Bytes < 4) {
+      u32 V = W.vcol(Data)[L];
+      std::memcpy(P, &V, Bytes);
+    } else {
+      for (unsigned D = 0; D < Bytes / 4; ++D)
+        std::memcpy(P + 4 * D, &W.vcol(Data + D)[L], 4);
+    }
+  }
+  return Step::Next;
+}
+
+// Read-modify-write operations; lanes execute in lane order, which is one of the orders the
+// hardware may choose.
+enum class Rmw { Add, Sub, SMin, UMin, SMax, UMax, And, Or, Xor, Inc, Dec, Swap, CmpSwap, AddF32 };
+
+template <typename T, Rmw Op> T rmw(T Old, T Data, T Compare) {
+  using S = std::make_signed_t<T>;
+  switch (Op) {
+  case Rmw::Add:
+    return Old + Data;
+  case Rmw::Sub:
+    return Old - Data;
+  case Rmw::SMin:
+    return T(std::min(S(Old), S(Data)));
+  case Rmw::UMin:
+    return std::min(Old, Data);
+  case Rmw::SMax:
+    return T(std::max(S(Old), S(Data)));
+  case Rmw::UMax:
+    return std::max(Old, Data);
+  case Rmw::And:
+    return Old & Data;
+  case Rmw::Or:
+    return Old | Data;
+  case Rmw::Xor:
+    return Old ^ Data;
+  case Rmw::Inc:
+    return Old >= Data ? 0 : Old + 1;
+  case Rmw::Dec:
+    return (Old == 0 || Old > Data) ? Data : Old - 1;
+  case Rmw::Swap:
+    return Data;
+  case Rmw::CmpSwap:
+    return Old == Compare ? Data : Old;
+  case Rmw::AddF32:
+    if constexpr (sizeof(T) == 4)
+      return std::bit_cast<T>(std::bit_cast<float>(Old) + std::bit_cast<float>(Data));
+    return Old;
+  }
+  return Old;
+}
+
+// Atomic on global/flat memory. Operands: [vdst,] vaddr, vdata[, saddr|off]; the returning form
+// has the extra vdst. cmpswap data is {new value, compare value}.
+template <Space S, typename T, Rmw Op> Step atomic(Wave &W, const Inst &I) {
+  unsigned Base = S == Space::Global ? 3 : 2;
+  bool Returns = I.NumOps == Base + 1;
+  if (I.NumOps != Base && !Returns)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
+  unsigned First = Returns ? 1 : 0;
+  constexpr unsigned Dwords = sizeof(T) / 4;
+  if (!holds(I.Ops[First + 1], (Op == Rmw::CmpSwap ? 2 : 1) * sizeof(T)) ||
+      (Returns && !holds(I.Ops[0], sizeof(T))))
+    return widthFault(W);
+  unsigned Data = W.vgprIndex(I.Ops[First + 1]);
+  Step Failure = Step::Next;
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 Address = laneAddress(W, I, S, First, L);
+    uint8_t *P = resolve(W, S, Address, sizeof(T), true, L, Failure);
+    if (!P)
+      return Failure;
+    auto Get = [&](unsigned Reg) {
+      T V = 0;
+      for (unsigned D = 0; D < Dwords; ++D)
+        V |= T(W.vcol(Reg + D)[L]) << (32 * D);
+      return V;
+    };
+    T Old, New = Get(Data), Compare = Op == Rmw::CmpSwap ? Get(Data + Dwords) : T(0);
+    std::memcpy(&Old, P, sizeof(T));
+    T Result = rmw<T, Op>(Old, New, Compare);
+    std::memcpy(P, &Result, sizeof(T));
+    if (Returns)
+      W.writeLane(I.Ops[0], L, u64(Old), sizeof(T) * 8);
+  }
+  return Step::Next;
+}
+
+// ---- LDS
+
+u64 ldsAddress(const Wave &W, const Inst &I, unsigned Op, unsigned L, i64 Extra) {
+  return u64(u32(W.lane(I.Ops[Op], L, 32))) + u64(Extra);
+}
+
+template <unsigned Bytes, bool SignExtend> Step dsRead(Wave &W, const Inst &I) {
+  if (!holds(I.Ops[0], Bytes))
+    return widthFault(W);
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 A = ldsAddress(W, I, 1, L, u32(I.Offset));
+    uint8_t *P = ldsPtr(W, A, Bytes);
+    if (!P)
+      return ldsFault(W, A, Bytes, false, L);
+    if constexpr (Bytes < 4) {
+      u32 V = 0;
+      std::memcpy(&V, P, Bytes);
+      if (SignExtend)
+        V = Bytes == 1 ? u32(i32(int8_t(V))) : u32(i32(int16_t(V)));
+      W.vcol(Dst)[L] = V;
+    } else {
+      for (unsigned D = 0; D < Bytes / 4; ++D)
+        std::memcpy(&W.vcol(Dst + D)[L], P + 4 * D, 4);
+    }
+  }
+  return Step::Next;
+}
+
+template <unsigned Bytes> Step dsWrite(Wave &W, const Inst &I) {
+  if (!holds(I.Ops[1], Bytes))
+    return widthFault(W);
+  unsigned Data = W.vgprIndex(I.Ops[1]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 A = ldsAddress(W, I, 0, L, u32(I.Offset));
+    uint8_t *P = ldsPtr(W, A, Bytes);
+    if (!P)
+      return ldsFault(W, A, Bytes, true, L);
+    if constexpr (Bytes < 4) {
+      u32 V = W.vcol(Data)[L];
+      std::memcpy(P, &V, Bytes);
+    } else {
+      for (unsigned D = 0; D < Bytes / 4; ++D)
+        std::memcpy(P + 4 * D, &W.vcol(Data + D)[L], 4);
+    }
+  }
+  return Step::Next;
+}
+
+// ds_read2/ds_write2: two elements at offset0 and offset1 elements (times 64 for *st64).
+template <unsigned ElemBytes, unsigned Stride> Step dsRead2(Wave &W, const Inst &I) {
+  if (!holds(I.Ops[0], 2 * ElemBytes))
+    return widthFault(W);
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    for (unsigned E = 0; E < 2; ++E) {
+      i64 Off = i64(u32(E ? I.Offset1 : I.Offset) & 0xff) * ElemBytes * Stride;
+      u64 A = ldsAddress(W, I, 1, L, Off);
+      uint8_t *P = ldsPtr(W, A, ElemBytes);
+      if (!P)
+        return ldsFault(W, A, ElemBytes, false, L);
+      for (unsigned D = 0; D < ElemBytes / 4; ++D)
+        std::memcpy(&W.vcol(Dst + E * (ElemBytes / 4) + D)[L], P + 4 * D, 4);
+    }
+  }
+  return Step::Next;
+}
+
+template <unsigned ElemBytes, unsigned Stride> Step dsWrite2(Wave &W, const Inst &I) {
+  if (!holds(I.Ops[1], ElemBytes) || !holds(I.Ops[2], ElemBytes))
+    return widthFault(W);
+  unsigned Data[2] = {W.vgprIndex(I.Ops[1]), W.vgprIndex(I.Ops[2])};
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    for (unsigned E = 0; E < 2; ++E) {
+      i64 Off = i64(u32(E ? I.Offset1 : I.Offset) & 0xff) * ElemBytes * Stride;
+      u64 A = ldsAddress(W, I, 0, L, Off);
+      uint8_t *P = ldsPtr(W, A, ElemBytes);
+      if (!P)
+        return ldsFault(W, A, ElemBytes, true, L);
+      for (unsigned D = 0; D < ElemBytes / 4; ++D)
+        std::memcpy(P + 4 * D, &W.vcol(Data[E] + D)[L], 4);
+    }
+  }
+  return Step::Next;
+}
+
+// ds_bpermute_b32: each active lane reads vdata of lane (vaddr + offset) / 4 modulo the wave
+// size; reading an inactive lane gives 0.
+Step dsBpermute(Wave &W, const Inst &I) {
+  u64 E = W.exec();
+  unsigned Src = W.vgprIndex(I.Ops[2]);
+  W.forEachActive([&](unsigned L) {
+    unsigned From = ((u32(W.lane(I.Ops[1], L, 32)) + u32(I.Offset)) >> 2) & (W.Size - 1);
+    W.Out[L] = ((E >> From) & 1) ? W.vcol(Src)[From] : 0;
+  });
+  W.commit(I.Ops[0], W.Out, 32);
+  return Step::Next;
+}
+
+// ds_permute_b32: each active lane writes its vdata to lane (vaddr + offset) / 4; the highest
+// writing lane wins and lanes nobody writes read 0.
+Step dsPermute(Wave &W, const Inst &I) {
+  uint64_t Tmp[64] = {};
+  unsigned Src = W.vgprIndex(I.Ops[2]);
+  W.forEachActive([&](unsigned L) {
+    unsigned To = ((u32(W.lane(I.Ops[1], L, 32)) + u32(I.Offset)) >> 2) & (W.Size - 1);
+    Tmp[To] = W.vcol(Src)[L];
+  });
+  W.commit(I.Ops[0], Tmp, 32);
+  return Step::Next;
+}
+
+// LDS read-modify-write: [vdst,] vaddr, vdata.
+template <typename T, Rmw Op> Step dsAtomic(Wave &W, const Inst &I) {
+  bool Returns = I.NumOps == 3;
+  if (I.NumOps != 2 && !Returns)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
+  unsigned First = Returns ? 1 : 0;
+  if (!holds(I.Ops[First + 1], sizeof(T)) || (Returns && !holds(I.Ops[0], sizeof(T))))
+    return widthFault(W);
+  unsigned Data = W.vgprIndex(I.Ops[First + 1]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 A = ldsAddress(W, I, First, L, u32(I.Offset));
+    uint8_t *P = ldsPtr(W, A, sizeof(T));
+    if (!P)
+      return ldsFault(W, A, sizeof(T), true, L);
+    T Old, New = T(W.vcol(Data)[L]);
+    if constexpr (sizeof(T) == 8)
+      New |= T(W.vcol(Data + 1)[L]) << 32;
+    std::memcpy(&Old, P, sizeof(T));
+    T Result = rmw<T, Op>(Old, New, T(0));
+    std::memcpy(P, &Result, sizeof(T));
+    if (Returns)
+      W.writeLane(I.Ops[0], L, u64(Old), sizeof(T) * 8);
+  }
+  return Step::Next;
+}
+
+// ---- SMEM: [sdst, sbase, offset]; offset is an immediate, an SGPR or null, plus "offset:".
+Step smemLoad(Wave &W, const Inst &I) {
+  u64 Base = W.scalar(I.Ops[1], 64);
+  const Operand &O = I.Ops[2];
+  u64 Offset =
+      O.Kind == OperandKind::Sgpr ? u64(u32(W.scalar(O, 32))) + u64(i64(I.Offset)) : u64(O.Value);
+  // The address is dword-aligned: the low two bits are ignored.
+  u64 Address = (Base + Offset) & ~u64(3);
+  unsigned Bytes = I.Ops[0].Dwords * 4u;
+  const uint8_t *P = W.Ctx->Mem->translate(Address, Bytes, false);
+  if (!P)
+    return globalFault(W, Address, Bytes, false, std::nullopt);
+  for (unsigned D = 0; D < I.Ops[0].Dwords; ++D) {
+    unsigned R = I.Ops[0].Reg + D;
+    if (R < sreg::FileSize && R != sreg::Null)
+      std::memcpy(&W.S[R], P + 4 * D, 4);
+  }
+  return Step::Next;
+}
+
+Step memtime(Wave &W, const Inst &I) {
+  // A monotonic counter: the wave's instruction count stands in for clock cycles.
+  W.writeScalar(I.Ops[0], W.Executed);
+  return Step::Next;
+}
+
+template <Space S> void addFlatFamily(TableBuilder &T, llvm::StringRef Prefix) {
+  auto Name = [&](llvm::StringRef Suffix) { return T.intern((Prefix + Suffix).str()); };
+  // GFX9 spellings; GFX10+ spellings are registered as aliases below.
+  T.add(custom(Name("load_ubyte"), &load<S, 1, false>));
+  T.add(custom(Name("load_sbyte"), &load<S, 1, true>));
+  T.add(custom(Name("load_ushort"), &load<S, 2, false>));
+  T.add(custom(Name("load_sshort"), &load<S, 2, true>));
+  T.add(custom(Name("load_dword"), &load<S, 4, false>));
+  T.add(custom(Name("load_dwordx2"), &load<S, 8, false>));
+  T.add(custom(Name("load_dwordx3"), &load<S, 12, false>));
+  T.add(custom(Name("load_dwordx4"), &load<S, 16, false>));
+  T.add(custom(Name("store_byte"), &store<S, 1>));
+  T.add(custom(Name("store_short"), &store<S, 2>));
+  T.add(custom(Name("store_dword"), &store<S, 4>));
+  T.add(custom(Name("store_dwordx2"), &store<S, 8>));
+  T.add(custom(Name("store_dwordx3"), &store<S, 12>));
+  T.add(custom(Name("store_dwordx4"), &store<S, 16>));
+  static const struct {
+    const char *Gfx9, *Gfx11;
+  } Renames[] = {{"load_ubyte", "load_u8"},      {"load_sbyte", "load_i8"},
+                 {"load_ushort", "load_u16"},    {"load_sshort", "load_i16"},
+                 {"load_dword", "load_b32"},     {"load_dwordx2", "load_b64"},
+                 {"load_dwordx3", "load_b96"},   {"load_dwordx4", "load_b128"},
+                 {"store_byte", "store_b8"},     {"store_short", "store_b16"},
+                 {"store_dword", "store_b32"},   {"store_dwordx2", "store_b64"},
+                 {"store_dwordx3", "store_b96"}, {"store_dwordx4", "store_b128"}};
+  for (const auto &R : Renames)
+    T.alias(Name(R.Gfx11), Name(R.Gfx9));
+
+  auto Atomic = [&](llvm::StringRef Gfx9, llvm::StringRef Gfx11, Handler H) {
+    T.add(custom(Name(Gfx9), H));
+    if (!Gfx11.empty())
+      T.alias(Name(Gfx11), Name(Gfx9));
+  };
+  Atomic("atomic_add", "atomic_add_u32", &atomic<S, u32, Rmw::Add>);
+  Atomic("atomic_sub", "atomic_sub_u32", &atomic<S, u32, Rmw::Sub>);
+  Atomic("atomic_smin", "atomic_min_i32", &atomic<S, u32, Rmw::SMin>);
+  Atomic("atomic_umin", "atomic_min_u32", &atomic<S, u32, Rmw::UMin>);
+  Atomic("atomic_smax", "atomic_max_i32", &atomic<S, u32, Rmw::SMax>);
+  Atomic("atomic_umax", "atomic_max_u32", &atomic<S, u32, Rmw::UMax>);
+  Atomic("atomic_and", "atomic_and_b32", &atomic<S, u32, Rmw::And>);
+  Atomic("atomic_or", "atomic_or_b32", &atomic<S, u32, Rmw::Or>);
+  Atomic("atomic_xor", "atomic_xor_b32", &atomic<S, u32, Rmw::Xor>);
+  Atomic("atomic_inc", "atomic_inc_u32", &atomic<S, u32, Rmw::Inc>);
+  Atomic("atomic_dec", "atomic_dec_u32", &atomic<S, u32, Rmw::Dec>);
+  Atomic("atomic_swap", "atomic_swap_b32", &atomic<S, u32, Rmw::Swap>);
+  Atomic("atomic_cmpswap", "atomic_cmpswap_b32", &atomic<S, u32, Rmw::CmpSwap>);
+  Atomic("atomic_add_f32", "", &atomic<S, u32, Rmw::AddF32>);
+  Atomic("atomic_add_x2", "atomic_add_u64", &atomic<S, u64, Rmw::Add>);
+  Atomic("atomic_swap_x2", "atomic_swap_b64", &atomic<S, u64, Rmw::Swap>);
+  Atomic("atomic_cmpswap_x2", "atomic_cmpswap_b64", &atomic<S, u64, Rmw::CmpSwap>);
+}
+
+} // namespace
+
+void addMemoryOps(TableBuilder &T) {
+  // ---- SMEM
+  for (llvm::StringRef Name :
+       {"s_load_dword", "s_load_dwordx2", "s_load_dwordx4", "s_load_dwordx8", "s_load_dwordx16",
+        "s_load_b32", "s_load_b64", "s_load_b96", "s_load_b128", "s_load_b256", "s_load_b512"})
+    T.add(custom(Name, &smemLoad, 3));
+  T.add(custom("s_memtime", &memtime, 1));
+  T.add(custom("s_memrealtime", &memtime, 1));
+
+  // ---- FLAT / GLOBAL
+  addFlatFamily<Space::Global>(T, "global_");
+  addFlatFamily<Space::Flat>(T, "flat_");
+
+  // ---- DS (GFX9 names; GFX11 names as aliases)
+  T.add(custom("ds_read_u8", &dsRead<1, false>, 2));
+  T.add(custom("ds_read_i8", &dsRead<1, true>, 2));
+  T.add(custom("ds_read_u16", &dsRead<2, false>, 2));
+  T.add(custom("ds_read_i16", &dsRead<2, true>, 2));
+  T.add(custom("ds_read_b32", &dsRead<4, false>, 2));
+  T.add(custom("ds_read_b64", &dsRead<8, false>, 2));
+  T.add(custom("ds_read_b96", &dsRead<12, false>, 2));
+  T.add(custom("ds_read_b128", &dsRead<16, false>, 2));
+  T.add(custom("ds_write_b8", &dsWrite<1>, 2));
+  T.add(custom("ds_write_b16", &dsWrite<2>, 2));
+  T.add(custom("ds_write_b32", &dsWrite<4>, 2));
+  T.add(custom("ds_write_b64", &dsWrite<8>, 2));
+  T.add(custom("ds_write_b96", &dsWrite<12>, 2));
+  T.add(custom("ds_write_b128", &dsWrite<16>, 2));
+  T.add(custom("ds_read2_b32", &dsRead2<4, 1>, 2));
+  T.add(custom("ds_read2_b64", &dsRead2<8, 1>, 2));
+  T.add(custom("ds_read2st64_b32", &dsRead2<4, 64>, 2));
+  T.add(custom("ds_read2st64_b64", &dsRead2<8, 64>, 2));
+  T.add(custom("ds_write2_b32", &dsWrite2<4, 1>, 3));
+  T.add(custom("ds_write2_b64", &dsWrite2<8, 1>, 3));
+  T.add(custom("ds_write2st64_b32", &dsWrite2<4, 64>, 3));
+  T.add(custom("ds_write2st64_b64", &dsWrite2<8, 64>, 3));
+  T.add(custom("ds_bpermute_b32", &dsBpermute, 3));
+  T.add(custom("ds_permute_b32", &dsPermute, 3));
+  struct DsAtomic {
+    const char *Gfx9, *Gfx9Rtn, *Gfx11, *Gfx11Rtn;
+    Handler H;
+  };
+  const DsAtomic Atomics[] = {
+      {"ds_add_u32", "ds_add_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::Add>},
+      {"ds_sub_u32", "ds_sub_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::Sub>},
+      {"ds_min_i32", "ds_min_rtn_i32", nullptr, nullptr, &dsAtomic<u32, Rmw::SMin>},
+      {"ds_max_i32", "ds_max_rtn_i32", nullptr, nullptr, &dsAtomic<u32, Rmw::SMax>},
+      {"ds_min_u32", "ds_min_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::UMin>},
+      {"ds_max_u32", "ds_max_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::UMax>},
+      {"ds_and_b32", "ds_and_rtn_b32", nullptr, nullptr, &dsAtomic<u32, Rmw::And>},
+      {"ds_or_b32", "ds_or_rtn_b32", nullptr, nullptr, &dsAtomic<u32, Rmw::Or>},
+      {"ds_xor_b32", "ds_xor_rtn_b32", nullptr, nullptr, &dsAtomic<u32, Rmw::Xor>},
+      {"ds_inc_u32", "ds_inc_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::Inc>},
+      {"ds_dec_u32", "ds_dec_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::Dec>},
+      {"ds_add_f32", "ds_add_rtn_f32", nullptr, nullptr, &dsAtomic<u32, Rmw::AddF32>},
+      {"ds_add_u64", "ds_add_rtn_u64", nullptr, nullptr, &dsAtomic<u64, Rmw::Add>},
+      {nullptr, "ds_wrxchg_rtn_b32", nullptr, "ds_storexchg_rtn_b32", &dsAtomic<u32, Rmw::Swap>},
+  };
+  for (const DsAtomic &A : Atomics) {
+    if (A.Gfx9)
+      T.add(custom(A.Gfx9, A.H));
+    if (A.Gfx9Rtn)
+      T.add(custom(A.Gfx9Rtn, A.H));
+    if (A.Gfx11Rtn)
+      T.alias(A.Gfx11Rtn, A.Gfx9Rtn);
+  }
+  static const struct {
+    const char *Gfx11, *Gfx9;
+  } Renames[] = {{"ds_load_u8", "ds_read_u8"},
+                 {"ds_load_i8", "ds_read_i8"},
+                 {"ds_load_u16", "ds_read_u16"},
+                 {"ds_load_i16", "ds_read_i16"},
+                 {"ds_load_b32", "ds_read_b32"},
+                 {"ds_load_b64", "ds_read_b64"},
+                 {"ds_load_b96", "ds_read_b96"},
+                 {"ds_load_b128", "ds_read_b128"},
+                 {"ds_store_b8", "ds_write_b8"},
+                 {"ds_store_b16", "ds_write_b16"},
+                 {"ds_store_b32", "ds_write_b32"},
+                 {"ds_store_b64", "ds_write_b64"},
+                 {"ds_store_b96", "ds_write_b96"},
+                 {"ds_store_b128", "ds_write_b128"},
+                 {"ds_load_2addr_b32", "ds_read2_b32"},
+                 {"ds_load_2addr_b64", "ds_read2_b64"},
+                 {"ds_load_2addr_stride64_b32", "ds_read2st64_b32"},
+                 {"ds_load_2addr_stride64_b64", "ds_read2st64_b64"},
+                 {"ds_store_2addr_b32", "ds_write2_b32"},
+                 {"ds_store_2addr_b64", "ds_write2_b64"},
+                 {"ds_store_2addr_stride64_b32", "ds_write2st64_b32"},
+                 {"ds_store_2addr_stride64_b64", "ds_write2st64_b64"}};
+  for (const auto &R : Renames)
+    T.alias(R.Gfx11, R.Gfx9);
+}
+
+} // namespace reptx::emulator::sem
