@@ -20,6 +20,8 @@ int main(int argc, char **argv) {
   Add(reptx::tool::addExtractCommand);
   Add(reptx::tool::addParseCommand);
   Add(reptx::tool::addCoverageCommand);
+  Add(reptx::tool::addCacheCommand);
+  Add(reptx::tool::addEmulateCommand);
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {
