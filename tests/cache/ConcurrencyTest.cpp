@@ -171,13 +171,16 @@ TEST_F(ConcurrencyTest, WritersKilledAtRandomMomentsNeverLeaveACorruptEntry) {
             << " of them in the middle of a store; " << V->Checked << " entries verified; "
             << V->TempFilesRemoved << " interrupted temporaries removed\n";
   uint64_t Files = 0;
-  EXPECT_LE(shardUsage(path("cache"), &Files), Cap + Cap / 100);
+  shardUsage(path("cache"), &Files);
   EXPECT_EQ(Files, V->Checked); // no temporary file left behind
   unsigned Hits = checkAll(*C, Keys);
   EXPECT_EQ(Hits, V->Checked);
-  // And the cache keeps working.
+  // And the cache keeps working. A writer killed between its rename and its eviction pass can
+  // leave the layer over the cap (crash safety, not the bound, is what a kill may not break);
+  // the next store evicts back under it.
   ASSERT_EQ(C->store(makeKey(Keys + 1), expectedEntry(Keys + 1)), StoreResult::Stored);
   EXPECT_EQ(valueOf(*C, makeKey(Keys + 1)), expectedEntry(Keys + 1));
+  EXPECT_LE(shardUsage(path("cache")), Cap + Cap / 100);
 }
 
 } // namespace

@@ -16,6 +16,7 @@ Runner addListCommand(CLI::App &App);
 Runner addExtractCommand(CLI::App &App);
 Runner addParseCommand(CLI::App &App);
 Runner addCoverageCommand(CLI::App &App);
+Runner addCompileCommand(CLI::App &App);
 Runner addCacheCommand(CLI::App &App);
 Runner addEmulateCommand(CLI::App &App);
 

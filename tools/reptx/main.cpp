@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   Add(reptx::tool::addExtractCommand);
   Add(reptx::tool::addParseCommand);
   Add(reptx::tool::addCoverageCommand);
+  Add(reptx::tool::addCompileCommand);
   Add(reptx::tool::addCacheCommand);
   Add(reptx::tool::addEmulateCommand);
   try {

@@ -1,0 +1,81 @@
+// AMDGPU bodies of the reptx intrinsics. Work-item and work-group ids come from the AMDGPU
+// intrinsics; block and grid sizes are read from the HSA kernel dispatch packet
+// (llvm.amdgcn.dispatch.ptr), whose layout is the same in every code object version, unlike the
+// implicit kernel arguments; the barrier is a work-group release fence, s_barrier and an acquire
+// fence, which gives bar.sync's memory ordering (PTX ISA 9.7.13.1).
+#include "AmdgpuIntrinsics.h"
+
+#include "reptx/ir/Intrinsics.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsAMDGPU.h"
+#include "llvm/IR/MDBuilder.h"
+
+using namespace llvm;
+
+namespace reptx::backend {
+
+namespace {
+
+// hsa_kernel_dispatch_packet_t: workgroup_size_x/y/z are u16 at bytes 4, 6, 8; grid_size_x/y/z
+// are u32 at bytes 12, 16, 20 (HSA Platform System Architecture 2.9.6).
+Value *dispatchField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
+  Value *Packet = B.CreateIntrinsic(Intrinsic::amdgcn_dispatch_ptr, {});
+  Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Packet, Offset);
+  LoadInst *LI = B.CreateAlignedLoad(Ty, Field, Align(Ty->getPrimitiveSizeInBits() / 8));
+  LI->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(B.getContext(), {}));
+  return LI;
+}
+
+} // namespace
+
+Error defineIntrinsics(Module &M) {
+  for (Function &F : M) {
+    StringRef Name = F.getName();
+    if (!Name.starts_with("reptx.") || !F.isDeclaration())
+      continue;
+    LLVMContext &Ctx = M.getContext();
+    IRBuilder<> B(BasicBlock::Create(Ctx, "", &F));
+    if (Name == ir::intrinsics::BarrierSync) {
+      B.CreateFence(AtomicOrdering::Release, Ctx.getOrInsertSyncScopeID("workgroup"));
+      B.CreateIntrinsic(Intrinsic::amdgcn_s_barrier, {});
+      B.CreateFence(AtomicOrdering::Acquire, Ctx.getOrInsertSyncScopeID("workgroup"));
+      B.CreateRetVoid();
+    } else {
+      auto [Reg, Dim] = Name.drop_front(6).split('.');
+      unsigned D = Dim == "x" ? 0 : Dim == "y" ? 1 : Dim == "z" ? 2 : 3;
+      if (D == 3)
+        return createStringError("unknown reptx intrinsic " + Name);
+      static const Intrinsic::ID Tid[] = {Intrinsic::amdgcn_workitem_id_x,
+                                          Intrinsic::amdgcn_workitem_id_y,
+                                          Intrinsic::amdgcn_workitem_id_z};
+      static const Intrinsic::ID Ctaid[] = {Intrinsic::amdgcn_workgroup_id_x,
+                                            Intrinsic::amdgcn_workgroup_id_y,
+                                            Intrinsic::amdgcn_workgroup_id_z};
+      Value *V;
+      if (Reg == "tid") {
+        V = B.CreateIntrinsic(Tid[D], {});
+      } else if (Reg == "ctaid") {
+        V = B.CreateIntrinsic(Ctaid[D], {});
+      } else if (Reg == "ntid") {
+        F.setMemoryEffects(MemoryEffects::readOnly());
+        V = B.CreateZExt(dispatchField(B, 4 + 2 * D, B.getInt16Ty()), B.getInt32Ty());
+      } else if (Reg == "nctaid") {
+        F.setMemoryEffects(MemoryEffects::readOnly());
+        // The packet holds the grid in work-items; a partial last work-group still counts.
+        Value *Grid = dispatchField(B, 12 + 4 * D, B.getInt32Ty());
+        Value *Size = B.CreateZExt(dispatchField(B, 4 + 2 * D, B.getInt16Ty()), B.getInt32Ty());
+        Value *Partial = B.CreateICmpNE(B.CreateURem(Grid, Size), B.getInt32(0));
+        V = B.CreateAdd(B.CreateUDiv(Grid, Size), B.CreateZExt(Partial, B.getInt32Ty()));
+      } else {
+        return createStringError("unknown reptx intrinsic " + Name);
+      }
+      B.CreateRet(V);
+    }
+    F.setLinkage(GlobalValue::InternalLinkage);
+    F.addFnAttr(Attribute::AlwaysInline);
+  }
+  return Error::success();
+}
+
+} // namespace reptx::backend

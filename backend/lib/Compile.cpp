@@ -1,0 +1,271 @@
+// The AMDGPU code generation pipeline: prepare the lifted module for the target, run the O3
+// pipeline with the target's PassBuilder callbacks, emit an object in memory, link it with lld
+// in-process into an HSA code object (shared/reference/amdgpu-codegen.md §3) and check that every
+// kernel made it into the output.
+#include "reptx/backend/Backend.h"
+
+#include "AmdgpuIntrinsics.h"
+
+#include "reptx/ir/Lift.h"
+
+#include "lld/Common/Driver.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <mutex>
+#include <set>
+
+LLD_HAS_DRIVER(elf)
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+// Sanitizer builds only. lld ships as static libraries built without ASan, and LLVM's
+// BumpPtrAllocator poisons and unpoisons its slabs only in instrumented code: once the linker keeps
+// an instrumented StartNewSlab (poisoning a slab) next to lld's uninstrumented Allocate (not
+// unpoisoning what it hands out), every allocation lld makes reads as use-after-poison. Manual
+// poisoning is therefore switched off; ASan's own checks (heap, stack, globals) stay on.
+extern "C" const char *__asan_default_options() { return "allow_user_poisoning=0"; }
+#endif
+#endif
+
+using namespace llvm;
+
+namespace reptx::backend {
+
+namespace {
+
+constexpr StringRef Archs[] = {"gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"};
+const char *const TripleName = "amdgcn-amd-amdhsa";
+
+void initTarget() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef Arch) {
+  initTarget();
+  if (!isSupportedArch(Arch))
+    return createStringError("unsupported target '" + Arch +
+                             "' (expected gfx90a, gfx942, gfx1030, gfx1100 or gfx1201)");
+  Triple TT(TripleName);
+  std::string Err;
+  const Target *T = TargetRegistry::lookupTarget(TT, Err);
+  if (!T)
+    return createStringError("AMDGPU target unavailable: " + Err);
+  // No feature string: each processor keeps its default wave size (wave64 on gfx9, wave32 on
+  // gfx10+), and forcing wave32 on a wave64 processor would emit an empty object.
+  std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
+      TT, Arch, "", TargetOptions(), Reloc::PIC_, std::nullopt, CodeGenOptLevel::Aggressive));
+  if (!TM)
+    return createStringError("cannot create a target machine for " + Arch);
+  return TM;
+}
+
+// "x,y,z" -> x*y*z, 0 when malformed.
+uint64_t threadCount(StringRef Dims) {
+  uint64_t N = 1;
+  SmallVector<StringRef, 3> Parts;
+  Dims.split(Parts, ',');
+  for (StringRef P : Parts) {
+    uint64_t V = 0;
+    if (P.getAsInteger(10, V) || V == 0)
+      return 0;
+    N *= V;
+  }
+  return N;
+}
+
+Error prepare(Module &M, TargetMachine &TM, const CompileOptions &Opts) {
+  if (Opts.CodeObjectVersion < 4 || Opts.CodeObjectVersion > 6)
+    return createStringError("code object version must be 4, 5 or 6");
+  M.setTargetTriple(TM.getTargetTriple());
+  M.setDataLayout(TM.createDataLayout());
+  if (Error E = defineIntrinsics(M))
+    return E;
+  for (Function &F : M) {
+    if (!F.hasFnAttribute(ir::KernelAttr))
+      continue;
+    F.setCallingConv(CallingConv::AMDGPU_KERNEL);
+    // .reqntid fixes the block size, .maxntid bounds it (PTX ISA 11.4.2/11.4.3); the default is
+    // CUDA's limit of 1024 threads.
+    std::string Size = "1,1024";
+    if (F.hasFnAttribute(ir::ReqNTidAttr)) {
+      uint64_t N = threadCount(F.getFnAttribute(ir::ReqNTidAttr).getValueAsString());
+      if (N && N <= 1024)
+        Size = (Twine(N) + "," + Twine(N)).str();
+    } else if (F.hasFnAttribute(ir::MaxNTidAttr)) {
+      uint64_t N = threadCount(F.getFnAttribute(ir::MaxNTidAttr).getValueAsString());
+      if (N && N <= 1024)
+        Size = ("1," + Twine(N)).str();
+    }
+    F.addFnAttr("amdgpu-flat-work-group-size", Size);
+    F.removeFnAttr(ir::KernelAttr);
+    F.removeFnAttr(ir::MaxNTidAttr);
+    F.removeFnAttr(ir::ReqNTidAttr);
+  }
+  M.addModuleFlag(Module::Error, "amdhsa_code_object_version", Opts.CodeObjectVersion * 100);
+  std::string Why;
+  raw_string_ostream OS(Why);
+  if (verifyModule(M, &OS))
+    return createStringError("prepared module does not verify: " + Why);
+  return Error::success();
+}
+
+std::vector<std::string> kernelNames(const Module &M) {
+  std::vector<std::string> Names;
+  for (const Function &F : M)
+    if (F.hasFnAttribute(ir::KernelAttr) && !F.isDeclaration())
+      Names.push_back(F.getName().str());
+  return Names;
+}
+
+// A private temporary directory, removed with its contents on destruction.
+struct TempDir {
+  SmallString<128> Path;
+  ~TempDir() {
+    if (!Path.empty())
+      sys::fs::remove_directories(Path);
+  }
+};
+
+Expected<std::vector<uint8_t>> link(ArrayRef<char> Object) {
+  TempDir Dir;
+  if (std::error_code EC = sys::fs::createUniqueDirectory("reptx-lld", Dir.Path))
+    return createStringError(EC, "cannot create a temporary directory");
+  SmallString<128> In(Dir.Path), Out(Dir.Path);
+  sys::path::append(In, "kernels.o");
+  sys::path::append(Out, "kernels.hsaco");
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(In, EC, sys::fs::OF_None);
+    if (EC)
+      return createStringError(EC, "cannot write " + In);
+    OS.write(Object.data(), Object.size());
+  }
+  std::string Diag;
+  raw_string_ostream Errs(Diag), Outs(Diag);
+  const char *Args[] = {"ld.lld", "-shared", "--no-undefined", In.c_str(), "-o", Out.c_str()};
+  // lld keeps global state: one link at a time.
+  static std::mutex LinkMutex;
+  lld::Result R;
+  {
+    std::lock_guard<std::mutex> Lock(LinkMutex);
+    R = lld::lldMain(Args, Outs, Errs, {{lld::Gnu, &lld::elf::link}});
+  }
+  if (R.retCode != 0)
+    return createStringError("lld failed: " + Diag);
+  auto Buf = MemoryBuffer::getFile(Out);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read the linked code object");
+  StringRef Bytes = (*Buf)->getBuffer();
+  return std::vector<uint8_t>(Bytes.begin(), Bytes.end());
+}
+
+Expected<std::vector<std::string>> kernelSymbols(ArrayRef<uint8_t> Bytes) {
+  auto Obj = object::ObjectFile::createELFObjectFile(MemoryBufferRef(
+      StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()), "code object"));
+  if (!Obj)
+    return Obj.takeError();
+  std::vector<std::string> Names;
+  for (const object::SymbolRef &S : (*Obj)->symbols()) {
+    auto Name = S.getName();
+    if (!Name)
+      return Name.takeError();
+    if (Name->ends_with(".kd"))
+      Names.push_back(Name->drop_back(3).str());
+  }
+  return Names;
+}
+
+} // namespace
+
+ArrayRef<StringRef> supportedArchs() { return Archs; }
+
+bool isSupportedArch(StringRef Arch) { return llvm::is_contained(Archs, Arch); }
+
+std::string dataLayout() {
+  auto TM = createTargetMachine("gfx942");
+  if (!TM) {
+    consumeError(TM.takeError());
+    return "";
+  }
+  return (*TM)->createDataLayout().getStringRepresentation();
+}
+
+Expected<std::unique_ptr<Module>> prepareModule(const Module &Lifted, const CompileOptions &Opts) {
+  auto TM = createTargetMachine(Opts.Arch);
+  if (!TM)
+    return TM.takeError();
+  std::unique_ptr<Module> M = CloneModule(Lifted);
+  if (Error E = prepare(*M, **TM, Opts))
+    return std::move(E);
+  return M;
+}
+
+Expected<CodeObject> compile(const Module &Lifted, const CompileOptions &Opts) {
+  auto TMOr = createTargetMachine(Opts.Arch);
+  if (!TMOr)
+    return TMOr.takeError();
+  TargetMachine &TM = **TMOr;
+  std::vector<std::string> Expected = kernelNames(Lifted);
+  if (Expected.empty())
+    return createStringError("no kernels to compile");
+  std::unique_ptr<Module> M = CloneModule(Lifted);
+  if (Error E = prepare(*M, TM, Opts))
+    return std::move(E);
+
+  {
+    LoopAnalysisManager LAM;
+    FunctionAnalysisManager FAM;
+    CGSCCAnalysisManager CGAM;
+    ModuleAnalysisManager MAM;
+    PassBuilder PB(&TM);
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+    MPM.run(*M, MAM);
+  }
+
+  SmallVector<char, 0> Object;
+  {
+    raw_svector_ostream OS(Object);
+    legacy::PassManager PM;
+    if (TM.addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::ObjectFile))
+      return createStringError("the AMDGPU target cannot emit an object file");
+    PM.run(*M);
+  }
+  auto Linked = link(Object);
+  if (!Linked)
+    return Linked.takeError();
+  auto Found = kernelSymbols(*Linked);
+  if (!Found)
+    return Found.takeError();
+  std::set<std::string> Have(Found->begin(), Found->end());
+  for (const std::string &K : Expected)
+    if (!Have.count(K))
+      return createStringError("kernel '" + K + "' is missing from the " + Opts.Arch +
+                               " code object");
+  return CodeObject{std::move(*Linked), std::move(Expected)};
+}
+
+} // namespace reptx::backend

@@ -1,0 +1,58 @@
+// Lifting a parsed PTX module into target-neutral LLVM IR. Address spaces follow the PTX state
+// spaces (1 global, 3 shared, 4 const, 5 local, 0 generic); GPU operations become calls to the
+// reptx intrinsics of Intrinsics.h, which a backend defines.
+#pragma once
+
+#include "reptx/frontend-ptx/Ast.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace reptx::ir {
+
+/// LLVM address spaces of the PTX state spaces.
+enum AddressSpace : unsigned {
+  GenericAS = 0,
+  GlobalAS = 1,
+  SharedAS = 3,
+  ConstAS = 4,
+  LocalAS = 5,
+};
+
+struct LiftOptions {
+  /// Data layout of the lifted module. It must put allocas in LocalAS ("A5"); a backend passes its
+  /// target's layout, the default is a neutral little-endian 64-bit layout.
+  std::string DataLayout = "e-i64:64-v16:16-v32:32-n32:64-A5-G1";
+};
+
+/// A kernel that did not lift, with the reason (kernel name, PTX file:line and instruction).
+struct KernelFailure {
+  std::string Kernel;
+  std::string Message;
+};
+
+struct LiftResult {
+  std::unique_ptr<llvm::Module> M;
+  std::vector<std::string> Kernels; // lifted kernels, in PTX order
+  std::vector<KernelFailure> Failures;
+};
+
+/// Lifts every `.entry` of the module. Each kernel lifts on its own: one that uses an unsupported
+/// instruction is left out (and listed in Failures) while the others still lift. Errors only for
+/// problems with the module as a whole.
+llvm::Expected<LiftResult> liftModule(const ptx::Module &PM, llvm::LLVMContext &Ctx,
+                                      const LiftOptions &Opts = {});
+
+/// Kernels in a lifted module carry this function attribute; a backend gives them its kernel
+/// calling convention.
+inline constexpr const char *KernelAttr = "reptx-kernel";
+/// "x,y,z" from .maxntid / .reqntid, when the PTX gives them.
+inline constexpr const char *MaxNTidAttr = "reptx-maxntid";
+inline constexpr const char *ReqNTidAttr = "reptx-reqntid";
+
+} // namespace reptx::ir

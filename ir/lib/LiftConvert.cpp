@@ -1,0 +1,109 @@
+// cvt (PTX ISA 9.7.9.21) between integer and f32/f64/f16 types: integer widening and narrowing,
+// float-to-integer with the integer rounding modes (saturating, NaN to 0), integer-to-float and
+// float-to-float with round-to-nearest-even, and float rounding to integral values.
+#include "Lifter.h"
+
+#include "llvm/IR/Intrinsics.h"
+
+using namespace llvm;
+
+namespace reptx::ir {
+
+Error liftConvert(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  auto Ts = L.types();
+  if (Ts.size() != 2 || I.Ops.size() != 2)
+    return L.unsupported();
+  PtxType D = Ts[0], S = Ts[1];
+  if (D.K == PtxType::Pred || S.K == PtxType::Pred || D.Width > 64 || S.Width > 64)
+    return L.unsupported();
+  Type *DT = L.llvmType(D), *ST = L.llvmType(S);
+  StringRef Rnd;
+  for (StringRef M : I.Mods)
+    if (M == ".rn" || M == ".rz" || M == ".rm" || M == ".rp" || M == ".rni" || M == ".rzi" ||
+        M == ".rmi" || M == ".rpi")
+      Rnd = M;
+  bool Sat = L.hasMod(".sat");
+  bool Ftz = L.hasMod(".ftz");
+  if (L.hasMod(".relu") || L.hasMod(".satfinite") || L.hasMod(".rna") || L.hasMod(".rs"))
+    return L.unsupported();
+  // The source is read at its own type: cvt.s32.s8 takes the low byte of its register and
+  // sign-extends it.
+  auto V = L.read(I.Ops[1], ST, S.isSigned());
+  if (!V)
+    return V.takeError();
+  Value *X = *V;
+  if (Ftz && S.isFloat() && S.Width == 32)
+    X = L.flushSubnormal(X);
+
+  if (S.isInt() && D.isInt()) {
+    if (Sat) {
+      // Clamp to the destination's range (9.7.9.21: .sat on integer destinations).
+      unsigned W = std::max(D.Width, S.Width) + 1;
+      Type *WT = B.getIntNTy(W);
+      Value *Wide = B.CreateIntCast(X, WT, S.isSigned());
+      APInt Lo = D.isSigned() ? APInt::getSignedMinValue(D.Width).sext(W) : APInt(W, 0);
+      APInt Hi = D.isSigned() ? APInt::getSignedMaxValue(D.Width).sext(W)
+                              : APInt::getMaxValue(D.Width).zext(W);
+      Wide = B.CreateBinaryIntrinsic(Intrinsic::smax, Wide, B.getInt(Lo));
+      Wide = B.CreateBinaryIntrinsic(Intrinsic::smin, Wide, B.getInt(Hi));
+      return L.write(I.Ops[0], B.CreateTrunc(Wide, DT), D.isSigned());
+    }
+    return L.write(I.Ops[0], B.CreateIntCast(X, DT, S.isSigned()), D.isSigned());
+  }
+  if (S.isFloat() && D.isInt()) {
+    // Float to integer needs an integer rounding mode; out-of-range values saturate and NaN
+    // becomes 0 (9.7.9.21), which is what fptosi.sat/fptoui.sat define.
+    Intrinsic::ID Round = StringSwitch<Intrinsic::ID>(Rnd)
+                              .Case(".rni", Intrinsic::roundeven)
+                              .Case(".rzi", Intrinsic::trunc)
+                              .Case(".rmi", Intrinsic::floor)
+                              .Case(".rpi", Intrinsic::ceil)
+                              .Default(Intrinsic::not_intrinsic);
+    if (Round == Intrinsic::not_intrinsic || S.Width == 16)
+      return L.unsupported();
+    Value *R = B.CreateUnaryIntrinsic(Round, X);
+    R = B.CreateIntrinsic(D.isSigned() ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat, {DT, ST},
+                          {R});
+    return L.write(I.Ops[0], R, D.isSigned());
+  }
+  if (S.isInt() && D.isFloat()) {
+    // sitofp/uitofp round to nearest even, PTX's .rn; other modes come later.
+    if (!Rnd.empty() && Rnd != ".rn")
+      return L.unsupported("directed rounding is not supported yet");
+    Value *R = S.isSigned() ? B.CreateSIToFP(X, DT) : B.CreateUIToFP(X, DT);
+    if (Ftz && D.Width == 32)
+      R = L.flushSubnormal(R);
+    if (Sat)
+      R = L.saturate(R);
+    return L.write(I.Ops[0], R);
+  }
+  // Float to float.
+  Value *R = X;
+  if (D.Width == S.Width) {
+    // Rounding to an integral value in the same type (cvt.rni.f32.f32).
+    Intrinsic::ID Round = StringSwitch<Intrinsic::ID>(Rnd)
+                              .Case(".rni", Intrinsic::roundeven)
+                              .Case(".rzi", Intrinsic::trunc)
+                              .Case(".rmi", Intrinsic::floor)
+                              .Case(".rpi", Intrinsic::ceil)
+                              .Default(Intrinsic::not_intrinsic);
+    if (Round != Intrinsic::not_intrinsic)
+      R = B.CreateUnaryIntrinsic(Round, X);
+    else if (!Rnd.empty())
+      return L.unsupported();
+  } else if (D.Width > S.Width) {
+    R = B.CreateFPExt(X, DT); // exact
+  } else {
+    if (Rnd != ".rn")
+      return L.unsupported("directed rounding is not supported yet");
+    R = B.CreateFPTrunc(X, DT);
+  }
+  if (Ftz && D.Width == 32)
+    R = L.flushSubnormal(R);
+  if (Sat)
+    R = L.saturate(R);
+  return L.write(I.Ops[0], R);
+}
+
+} // namespace reptx::ir

@@ -1,0 +1,136 @@
+// Floating-point arithmetic on f32 and f64 (PTX ISA 9.7.3 and the float forms of 9.7.1): add,
+// sub, mul, fma, mad, div, abs, neg, min, max, sqrt, rcp, rsqrt, lg2, ex2, sin, cos, with .ftz and
+// .sat. Only round-to-nearest-even
+// (.rn, the default) is supported so far; directed rounding modes are reported as unsupported.
+#include "Lifter.h"
+
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+
+using namespace llvm;
+
+namespace reptx::ir {
+
+Error liftFloat(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  StringRef Op = I.Opcode;
+  auto T = L.type();
+  if (!T)
+    return T.takeError();
+  if (!T->isFloat() || T->Width == 16)
+    return L.unsupported("half-precision arithmetic is not supported yet");
+  Type *Ty = L.llvmType(*T);
+  if (L.hasMod(".rz") || L.hasMod(".rm") || L.hasMod(".rp"))
+    return L.unsupported("directed rounding is not supported yet");
+  // .ftz applies to f32, and to f64 only in rcp.approx.ftz.f64 (9.7.3.8).
+  bool Ftz = L.hasMod(".ftz") && (T->Width == 32 || Op == "rcp");
+  auto Src = [&](unsigned Idx) -> Expected<Value *> {
+    auto V = L.read(I.Ops[Idx], Ty);
+    if (V && Ftz)
+      return L.flushSubnormal(*V);
+    return V;
+  };
+  auto Result = [&](Value *R) {
+    if (Ftz)
+      R = L.flushSubnormal(R);
+    if (L.hasMod(".sat"))
+      R = L.saturate(R);
+    return L.write(I.Ops[0], R);
+  };
+
+  if (Op == "add" || Op == "sub" || Op == "mul") {
+    auto A = Src(1), C = Src(2);
+    if (!A || !C)
+      return joinErrors(A.takeError(), C.takeError());
+    // Without .rn ptxas may contract add/mul into fma; the unfused IEEE result is one of the
+    // results PTX allows (9.7.3.3), and the exact one for .rn.
+    Value *R = Op == "add"   ? B.CreateFAdd(*A, *C)
+               : Op == "sub" ? B.CreateFSub(*A, *C)
+                             : B.CreateFMul(*A, *C);
+    return Result(R);
+  }
+  if (Op == "fma" || Op == "mad") {
+    // mad.f32/f64 with a rounding mode is fma (9.7.3.7); mad.f32 without one is fma on sm_20+.
+    if (L.hasMod(".relu") || L.hasMod(".oob"))
+      return L.unsupported();
+    auto A = Src(1), C = Src(2), D = Src(3);
+    if (!A || !C || !D)
+      return joinErrors(joinErrors(A.takeError(), C.takeError()), D.takeError());
+    return Result(B.CreateIntrinsic(Intrinsic::fma, {Ty}, {*A, *C, *D}));
+  }
+  if (Op == "div") {
+    auto A = Src(1), C = Src(2);
+    if (!A || !C)
+      return joinErrors(A.takeError(), C.takeError());
+    auto *Div = cast<Instruction>(B.CreateFDiv(*A, *C));
+    // .rn (and f64 division, which requires it) is the IEEE quotient. .approx and .full are
+    // accurate to 2 ulp (9.7.3.9); the !fpmath bound lets a backend use its fast sequence.
+    if (L.hasMod(".approx") || L.hasMod(".full")) {
+      if (T->Width != 32)
+        return L.unsupported();
+      Div->setMetadata(LLVMContext::MD_fpmath, MDBuilder(L.Ctx).createFPMath(2.0f));
+    } else if (!L.hasMod(".rn")) {
+      return L.unsupported("division without a rounding mode");
+    }
+    return Result(Div);
+  }
+  if (Op == "abs" || Op == "neg") {
+    auto A = Src(1);
+    if (!A)
+      return A.takeError();
+    Value *R = Op == "abs" ? B.CreateUnaryIntrinsic(Intrinsic::fabs, *A) : B.CreateFNeg(*A);
+    return Result(R);
+  }
+  if (Op == "sqrt" || Op == "rcp" || Op == "rsqrt" || Op == "lg2" || Op == "ex2" || Op == "sin" ||
+      Op == "cos") {
+    auto A = Src(1);
+    if (!A)
+      return A.takeError();
+    // .rn (sqrt, rcp) is the correctly rounded result (9.7.3.8/10). .approx forms are the
+    // hardware's fast approximations (9.7.3.8-16): marked afn, which lets a backend use its
+    // native instructions (rcp, rsq, log, exp, sin, cos).
+    bool Approx = L.hasMod(".approx");
+    if (!Approx && !L.hasMod(".rn"))
+      return L.unsupported();
+    if (Approx) {
+      FastMathFlags FMF;
+      FMF.setApproxFunc();
+      B.setFastMathFlags(FMF);
+    }
+    Value *R;
+    Value *One = ConstantFP::get(Ty, 1.0);
+    if (Op == "sqrt")
+      R = B.CreateUnaryIntrinsic(Intrinsic::sqrt, *A);
+    else if (Op == "rcp")
+      R = B.CreateFDiv(One, *A);
+    else if (Op == "rsqrt")
+      R = B.CreateFDiv(One, B.CreateUnaryIntrinsic(Intrinsic::sqrt, *A));
+    else
+      R = B.CreateUnaryIntrinsic(Op == "lg2"   ? Intrinsic::log2
+                                 : Op == "ex2" ? Intrinsic::exp2
+                                 : Op == "sin" ? Intrinsic::sin
+                                               : Intrinsic::cos,
+                                 *A);
+    B.clearFastMathFlags();
+    return Result(R);
+  }
+
+  if (Op == "min" || Op == "max") {
+    if (I.Ops.size() != 3 || L.hasMod(".xorsign") || L.hasMod(".abs") || L.hasMod(".relu"))
+      return L.unsupported();
+    auto A = Src(1), C = Src(2);
+    if (!A || !C)
+      return joinErrors(A.takeError(), C.takeError());
+    // min/max (9.7.3.11/12): a NaN operand yields the other operand, -0.0 orders below +0.0
+    // (IEEE 754-2019 minimumNumber/maximumNumber); with .NaN a NaN operand gives NaN.
+    Intrinsic::ID ID;
+    if (L.hasMod(".NaN"))
+      ID = Op == "min" ? Intrinsic::minimum : Intrinsic::maximum;
+    else
+      ID = Op == "min" ? Intrinsic::minimumnum : Intrinsic::maximumnum;
+    return Result(B.CreateBinaryIntrinsic(ID, *A, *C));
+  }
+  return L.unsupported();
+}
+
+} // namespace reptx::ir

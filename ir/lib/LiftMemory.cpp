@@ -1,0 +1,110 @@
+// Memory instructions (PTX ISA 9.7.9.8-9.7.9.10, 9.7.9.20): ld, ldu and st in the global, shared,
+// local, const, param and generic state spaces with .v2/.v4 vectors, and cvta between generic
+// and specific addresses. Cache operators and eviction hints only affect performance and are
+// ignored; memory-model qualifiers other than .weak/.volatile come later.
+#include "Lifter.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace llvm;
+
+namespace reptx::ir {
+
+static std::optional<unsigned> spaceOf(StringRef Mod) {
+  return StringSwitch<std::optional<unsigned>>(Mod)
+      .Case(".global", GlobalAS)
+      .Case(".shared", SharedAS)
+      .Case(".shared::cta", SharedAS)
+      .Case(".local", LocalAS)
+      .Case(".const", ConstAS)
+      .Case(".param", LocalAS) // kernel parameters live in slots (see Lifter.cpp)
+      .Default(std::nullopt);
+}
+
+Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  StringRef Op = I.Opcode;
+  unsigned AS = GenericAS;
+  bool Param = false;
+  for (StringRef M : I.Mods)
+    if (auto S = spaceOf(M)) {
+      AS = *S;
+      Param = M == ".param";
+    }
+
+  if (Op == "cvta") {
+    // cvta.space converts a space address to generic, cvta.to.space the other way (9.7.9.20).
+    if (Param || AS == GenericAS)
+      return L.unsupported();
+    auto T = L.type();
+    if (!T)
+      return T.takeError();
+    Type *Ty = L.llvmType(*T);
+    auto V = L.read(I.Ops[1], Ty);
+    if (!V)
+      return V.takeError();
+    bool To = L.hasMod(".to");
+    unsigned From = To ? GenericAS : AS, Dest = To ? AS : GenericAS;
+    Value *P = B.CreateIntToPtr(*V, PointerType::get(L.Ctx, From));
+    P = B.CreateAddrSpaceCast(P, PointerType::get(L.Ctx, Dest));
+    return L.write(I.Ops[0], B.CreatePtrToInt(P, Ty));
+  }
+  if (Op != "ld" && Op != "st" && Op != "ldu")
+    return L.unsupported();
+
+  for (StringRef M : I.Mods)
+    if (M == ".relaxed" || M == ".acquire" || M == ".release" || M == ".mmio" ||
+        M.starts_with(".L2::cache_hint"))
+      return L.unsupported("memory-model qualifiers are not supported yet");
+  auto T = L.type();
+  if (!T)
+    return T.takeError();
+  if (T->K == PtxType::Pred)
+    return L.unsupported();
+  unsigned Vec = L.hasMod(".v2") ? 2 : L.hasMod(".v4") ? 4 : L.hasMod(".v8") ? 8 : 1;
+  Type *ElemTy = L.llvmType(*T);
+  bool Volatile = L.hasMod(".volatile");
+  bool IsStore = Op == "st";
+  const ptx::Operand &AddrOp = IsStore ? I.Ops[0] : I.Ops[1];
+  const ptx::Operand &Data = IsStore ? I.Ops[1] : I.Ops[0];
+  auto Ptr = L.address(AddrOp, AS);
+  if (!Ptr)
+    return Ptr.takeError();
+  // PTX requires naturally aligned accesses: the whole vector's size (9.7.9.8).
+  uint64_t Bytes = T->Width / 8;
+  Align A(Bytes * Vec);
+  auto Elem = [&](unsigned K) -> const ptx::Operand & { return Vec == 1 ? Data : Data.Elems[K]; };
+  if (Vec > 1 && (Data.K != ptx::Operand::Vector || Data.Elems.size() != Vec))
+    return L.unsupported("vector operand does not match the vector width");
+
+  if (IsStore) {
+    Value *V;
+    if (Vec == 1) {
+      auto X = L.read(Data, ElemTy, T->isSigned());
+      if (!X)
+        return X.takeError();
+      V = *X;
+    } else {
+      V = PoisonValue::get(FixedVectorType::get(ElemTy, Vec));
+      for (unsigned K = 0; K < Vec; ++K) {
+        auto X = L.read(Elem(K), ElemTy, T->isSigned());
+        if (!X)
+          return X.takeError();
+        V = B.CreateInsertElement(V, *X, K);
+      }
+    }
+    B.CreateAlignedStore(V, *Ptr, A, Volatile);
+    return Error::success();
+  }
+  Type *LoadTy = Vec == 1 ? ElemTy : FixedVectorType::get(ElemTy, Vec);
+  Value *V = B.CreateAlignedLoad(LoadTy, *Ptr, A, Volatile);
+  // A narrow integer load into a wider register is zero- or sign-extended by its type.
+  for (unsigned K = 0; K < Vec; ++K) {
+    Value *X = Vec == 1 ? V : B.CreateExtractElement(V, K);
+    if (Error E = L.write(Elem(K), X, T->isSigned()))
+      return E;
+  }
+  return Error::success();
+}
+
+} // namespace reptx::ir

@@ -1,0 +1,662 @@
+// The lifter's driver: kernels with their parameters, registers as allocas in the local address
+// space (SROA and mem2reg turn them into SSA values), labels as basic blocks, guarded
+// instructions as conditional blocks, and dispatch of each instruction to its family's file.
+#include "Lifter.h"
+
+#include "reptx/frontend-ptx/InstructionTable.h"
+#include "reptx/ir/Intrinsics.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace reptx::ir {
+
+std::optional<PtxType> parseType(StringRef S) {
+  if (S == ".pred")
+    return PtxType{PtxType::Pred, 1};
+  if (S.size() < 3 || S[0] != '.')
+    return std::nullopt;
+  PtxType::Kind K;
+  switch (S[1]) {
+  case 'u':
+    K = PtxType::Unsigned;
+    break;
+  case 's':
+    K = PtxType::Signed;
+    break;
+  case 'b':
+    K = PtxType::Bits;
+    break;
+  case 'f':
+    K = PtxType::Float;
+    break;
+  default:
+    return std::nullopt;
+  }
+  unsigned W = 0;
+  if (S.substr(2).getAsInteger(10, W))
+    return std::nullopt;
+  if (K == PtxType::Float ? (W != 16 && W != 32 && W != 64)
+                          : (W != 8 && W != 16 && W != 32 && W != 64 && W != 128))
+    return std::nullopt;
+  return PtxType{K, W};
+}
+
+Expected<uint64_t> variableSize(const ptx::VarDecl &D) {
+  auto T = parseType(D.Type);
+  if (!T || T->K == PtxType::Pred)
+    return createStringError("variable '" + D.Name.str() + "' has unsupported type " + D.Type);
+  uint64_t Size = T->Width / 8 * (D.VectorWidth ? D.VectorWidth : 1);
+  for (const ptx::Expr *E : D.Dims) {
+    if (!E || E->K != ptx::Expr::Int || E->IntValue < 0)
+      return createStringError("variable '" + D.Name.str() + "' has an unsupported array size");
+    Size *= uint64_t(E->IntValue);
+  }
+  return Size;
+}
+
+FunctionLifter::FunctionLifter(const ptx::Module &PM, const ptx::Function &F, Module &M,
+                               const StringMap<const ptx::VarDecl *> &ModuleVars)
+    : B(M.getContext()), Ctx(M.getContext()), PM(PM), F(F), M(M), ModuleVars(ModuleVars) {}
+
+Error FunctionLifter::unsupported(const Twine &Why) const {
+  std::string Text;
+  raw_string_ostream OS(Text);
+  if (Cur) {
+    auto [Line, Col] = PM.lineCol(Cur->L);
+    OS << PM.name() << ":" << Line << ": kernel '" << F.Name << "': " << Why << ": '"
+       << PM.lineText(Cur->L).trim() << "'";
+  } else {
+    auto [Line, Col] = PM.lineCol(F.L);
+    OS << PM.name() << ":" << Line << ": kernel '" << F.Name << "': " << Why;
+  }
+  return createStringError(inconvertibleErrorCode(), Text);
+}
+
+bool FunctionLifter::hasMod(StringRef Mod) const { return llvm::is_contained(Cur->Mods, Mod); }
+
+SmallVector<PtxType, 2> FunctionLifter::types() const {
+  SmallVector<PtxType, 2> R;
+  for (StringRef M : Cur->Mods)
+    if (auto T = parseType(M))
+      R.push_back(*T);
+  return R;
+}
+
+Expected<PtxType> FunctionLifter::type() const {
+  auto Ts = types();
+  if (Ts.size() != 1)
+    return unsupported("unsupported type");
+  return Ts[0];
+}
+
+Type *FunctionLifter::llvmType(PtxType T) const {
+  if (T.K == PtxType::Pred)
+    return Type::getInt1Ty(Ctx);
+  if (T.K == PtxType::Float)
+    return T.Width == 16   ? Type::getHalfTy(Ctx)
+           : T.Width == 32 ? Type::getFloatTy(Ctx)
+                           : Type::getDoubleTy(Ctx);
+  return Type::getIntNTy(Ctx, T.Width);
+}
+
+Expected<FunctionLifter::Register *> FunctionLifter::reg(ptx::Symbol Name) {
+  auto It = Regs.find(Name);
+  if (It != Regs.end())
+    return &It->second;
+  // %r17 declared by `.reg .b32 %r<N>`: find the prefix before the trailing digits.
+  StringRef Prefix = Name.rtrim("0123456789");
+  auto R = RegRanges.find(Prefix);
+  if (Prefix.size() == Name.size() || R == RegRanges.end())
+    return unsupported("unknown register " + Name);
+  IRBuilder<> EB(Entry, Entry->begin());
+  Register &Reg = Regs[Name];
+  Reg.Ty = R->second;
+  Reg.Slot = EB.CreateAlloca(Reg.Ty, LocalAS, nullptr, Name.drop_front());
+  return &Reg;
+}
+
+// Converts V (integer or float) to T: same width bitcasts, integer widths truncate or extend.
+static Expected<Value *> convertTo(IRBuilder<> &B, Value *V, Type *T, bool Signed) {
+  Type *VT = V->getType();
+  if (VT == T)
+    return V;
+  unsigned VW = VT->getPrimitiveSizeInBits(), TW = T->getPrimitiveSizeInBits();
+  if (VW == TW && VW != 0)
+    return B.CreateBitCast(V, T);
+  if (VT->isIntegerTy() && T->isIntegerTy())
+    return B.CreateIntCast(V, T, Signed);
+  if (VT->isIntegerTy() && T->isFloatingPointTy() && VW > TW)
+    return B.CreateBitCast(B.CreateTrunc(V, B.getIntNTy(TW)), T);
+  if (VT->isFloatingPointTy() && T->isIntegerTy() && VW < TW)
+    return B.CreateIntCast(B.CreateBitCast(V, B.getIntNTy(VW)), T, Signed);
+  return createStringError("cannot convert between operand types");
+}
+
+Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Signed) {
+  switch (Op.K) {
+  case ptx::Operand::Int:
+    if (T->isFloatingPointTy())
+      return B.CreateBitCast(B.getIntN(T->getPrimitiveSizeInBits(), uint64_t(Op.IntValue)), T);
+    if (T->isIntegerTy(1))
+      return B.getInt1(Op.IntValue != 0);
+    return ConstantInt::get(T, uint64_t(Op.IntValue), /*IsSigned=*/true);
+  case ptx::Operand::Float: {
+    // 0fXXXXXXXX and 0dXXXXXXXXXXXXXXXX literals: exact bits; a literal of the other width is
+    // converted to the instruction's type (PTX ISA 4.5.1, "Floating-point constants").
+    APFloat V = Op.IsDouble ? APFloat(APFloat::IEEEdouble(), APInt(64, Op.FloatBits))
+                            : APFloat(APFloat::IEEEsingle(), APInt(32, Op.FloatBits));
+    if (T->isFloatingPointTy()) {
+      bool LosesInfo = false;
+      V.convert(T->getFltSemantics(), APFloat::rmNearestTiesToEven, &LosesInfo);
+      return ConstantFP::get(T, V);
+    }
+    if (T->isIntegerTy() && T->getPrimitiveSizeInBits() == (Op.IsDouble ? 64u : 32u))
+      return ConstantInt::get(T, V.bitcastToAPInt());
+    return unsupported("float literal with an integer type");
+  }
+  case ptx::Operand::Name: {
+    StringRef S = Op.Sym;
+    StringRef Comp = Op.Component.ltrim('.');
+    // Special registers (PTX ISA 10.1-10.5).
+    StringRef Special = StringSwitch<StringRef>(S)
+                            .Case("%tid", "tid")
+                            .Case("%ntid", "ntid")
+                            .Case("%ctaid", "ctaid")
+                            .Case("%nctaid", "nctaid")
+                            .Default("");
+    if (!Special.empty()) {
+      if (Comp != "x" && Comp != "y" && Comp != "z")
+        return unsupported("special register without .x/.y/.z");
+      Value *V = callSpecial(("reptx." + Special + "." + Comp).str());
+      return convertTo(B, V, T, false);
+    }
+    if (!Comp.empty())
+      return unsupported("vector register components");
+    StringRef Prefix = S.rtrim("0123456789");
+    bool IsReg = Regs.count(S) || (Prefix.size() != S.size() && RegRanges.count(Prefix));
+    if (!IsReg || LocalVars.count(S) || Params.count(S)) {
+      // The address of a variable (mov.u64 %rd, smem; PTX ISA 9.7.9.1).
+      auto Addr = variableAddress(S);
+      if (!Addr)
+        return Addr.takeError();
+      if (!*Addr)
+        return unsupported("unsupported operand or special register " + S);
+      if (!T->isIntegerTy())
+        return unsupported("address of " + S + " as a non-integer");
+      return B.CreatePtrToInt(*Addr, T);
+    }
+    auto R = reg(S);
+    if (!R)
+      return R.takeError();
+    Value *V = B.CreateLoad((*R)->Ty, (*R)->Slot);
+    auto C = convertTo(B, V, T, Signed);
+    if (!C) {
+      consumeError(C.takeError());
+      return unsupported("register " + S + " has an incompatible type");
+    }
+    return *C;
+  }
+  default:
+    return unsupported("unsupported operand kind");
+  }
+}
+
+Error FunctionLifter::write(const ptx::Operand &Dst, Value *V, bool Signed) {
+  if (Dst.K == ptx::Operand::Sink)
+    return Error::success();
+  if (Dst.K != ptx::Operand::Name || !Dst.Component.empty())
+    return unsupported("unsupported destination operand");
+  auto R = reg(Dst.Sym);
+  if (!R)
+    return R.takeError();
+  auto C = convertTo(B, V, (*R)->Ty, Signed);
+  if (!C) {
+    consumeError(C.takeError());
+    return unsupported("register " + Dst.Sym + " has an incompatible type");
+  }
+  B.CreateStore(*C, (*R)->Slot);
+  return Error::success();
+}
+
+// Flattens a constant initializer (PTX ISA 5.4.4, "Initializers") of numbers into the variable's
+// bytes, little-endian, each element as wide as the variable's type; missing elements are zero.
+static Error flattenInit(const ptx::Expr *E, PtxType T, SmallVectorImpl<uint8_t> &Out) {
+  if (E->K == ptx::Expr::Braces) {
+    for (const ptx::Expr *A : E->Args)
+      if (Error Err = flattenInit(A, T, Out))
+        return Err;
+    return Error::success();
+  }
+  uint64_t Bits;
+  bool Negate = E->K == ptx::Expr::Unary && E->Op == '-' && E->Args.size() == 1;
+  const ptx::Expr *V = Negate ? E->Args[0] : E;
+  if (V->K == ptx::Expr::Int && !T.isFloat()) {
+    Bits = Negate ? uint64_t(-V->IntValue) : uint64_t(V->IntValue);
+  } else if (V->K == ptx::Expr::Float || (V->K == ptx::Expr::Int && T.isFloat())) {
+    APFloat F = V->K == ptx::Expr::Int
+                    ? APFloat(double(V->IntValue))
+                    : (V->IsDouble ? APFloat(APFloat::IEEEdouble(), APInt(64, V->FloatBits))
+                                   : APFloat(APFloat::IEEEsingle(), APInt(32, V->FloatBits)));
+    if (Negate)
+      F.changeSign();
+    if (T.isFloat()) {
+      bool LosesInfo = false;
+      F.convert(T.Width == 64   ? APFloat::IEEEdouble()
+                : T.Width == 32 ? APFloat::IEEEsingle()
+                                : APFloat::IEEEhalf(),
+                APFloat::rmNearestTiesToEven, &LosesInfo);
+    }
+    Bits = F.bitcastToAPInt().getZExtValue();
+  } else {
+    return createStringError("initializers with addresses or expressions are not supported yet");
+  }
+  for (unsigned K = 0; K < T.Width / 8; ++K)
+    Out.push_back(uint8_t(Bits >> (8 * K)));
+  return Error::success();
+}
+
+Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size) {
+  auto T = parseType(D.Type);
+  if (!T || T->K == PtxType::Pred)
+    return createStringError("initializer of type " + D.Type);
+  SmallVector<uint8_t, 64> Bytes;
+  if (Error E = flattenInit(D.Init, *T, Bytes))
+    return std::move(E);
+  if (Bytes.size() > Size)
+    return createStringError("initializer larger than the variable");
+  std::vector<uint8_t> Out(Bytes.begin(), Bytes.end());
+  Out.resize(Size, 0);
+  return Out;
+}
+
+Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
+  if (auto It = LocalVars.find(Sym); It != LocalVars.end())
+    return It->second;
+  if (auto It = Params.find(Sym); It != Params.end())
+    return It->second;
+  auto It = ModuleVars.find(Sym);
+  if (It == ModuleVars.end())
+    return nullptr;
+  if (GlobalVariable *GV = M.getNamedGlobal(Sym))
+    return GV;
+  const ptx::VarDecl &D = *It->second;
+  if (D.Space == ptx::StateSpace::Shared && (D.Linkage & ptx::LinkExtern) && D.Dims.size() == 1 &&
+      !D.Dims[0]) {
+    // `.extern .shared .b8 x[]`: dynamic shared memory, sized at launch (PTX ISA 5.1.5). An
+    // external zero-length array in the shared space.
+    auto *Ty = ArrayType::get(B.getInt8Ty(), 0);
+    auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::ExternalLinkage, nullptr, Sym, nullptr,
+                                  GlobalValue::NotThreadLocal, SharedAS);
+    GV->setAlignment(Align(D.Align ? D.Align : 16));
+    return GV;
+  }
+  auto Size = variableSize(D);
+  if (!Size)
+    return unsupported(toString(Size.takeError()));
+  unsigned AS;
+  switch (D.Space) {
+  case ptx::StateSpace::Shared:
+    AS = SharedAS;
+    break;
+  case ptx::StateSpace::Global:
+    AS = GlobalAS;
+    break;
+  case ptx::StateSpace::Const:
+    AS = ConstAS;
+    break;
+  default:
+    return unsupported("variables in state space " + ptx::stateSpaceName(D.Space));
+  }
+  bool Extern = D.Linkage & ptx::LinkExtern;
+  if (Extern && AS != SharedAS)
+    return unsupported("external variables");
+  auto *Ty = ArrayType::get(B.getInt8Ty(), *Size);
+  // Shared memory has no initial value (poison); .global/.const without initializer are zero.
+  Constant *Init = AS == SharedAS ? PoisonValue::get(Ty) : Constant::getNullValue(Ty);
+  if (D.Init) {
+    if (AS == SharedAS)
+      return unsupported("initialized shared variables");
+    auto Bytes = initializerBytes(D, *Size);
+    if (!Bytes)
+      return unsupported(toString(Bytes.takeError()));
+    Init = ConstantDataArray::get(Ctx, *Bytes);
+  }
+  // .const memory is read-only to kernels (PTX ISA 5.1.3).
+  auto *GV =
+      new GlobalVariable(M, Ty, /*isConstant=*/AS == ConstAS,
+                         Extern ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
+                         Extern ? nullptr : Init, Sym, nullptr, GlobalValue::NotThreadLocal, AS);
+  GV->setAlignment(Align(D.Align ? D.Align : 4));
+  return GV;
+}
+
+Expected<Value *> FunctionLifter::address(const ptx::Operand &Addr, unsigned AS) {
+  if (Addr.K != ptx::Operand::Address)
+    return unsupported("expected an address operand");
+  Type *PtrTy = PointerType::get(Ctx, AS);
+  Value *Base = nullptr;
+  if (Addr.Elems.empty()) {
+    Base = ConstantPointerNull::get(cast<PointerType>(PtrTy));
+  } else {
+    const ptx::Operand &BO = Addr.Elems[0];
+    if (BO.K != ptx::Operand::Name)
+      return unsupported("unsupported address base");
+    StringRef Prefix = BO.Sym.rtrim("0123456789");
+    bool IsReg = Regs.count(BO.Sym) || (Prefix.size() != BO.Sym.size() && RegRanges.count(Prefix));
+    if (!IsReg || LocalVars.count(BO.Sym) || Params.count(BO.Sym)) {
+      auto V = variableAddress(BO.Sym);
+      if (!V)
+        return V.takeError();
+      if (!*V)
+        return unsupported("unknown address base " + BO.Sym);
+      Base = *V;
+      if (Base->getType() != PtrTy)
+        Base = B.CreateAddrSpaceCast(Base, PtrTy);
+    } else {
+      auto R = reg(BO.Sym);
+      if (!R)
+        return R.takeError();
+      if (!(*R)->Ty->isIntegerTy())
+        return unsupported("address register is not an integer");
+      Value *V = B.CreateLoad((*R)->Ty, (*R)->Slot);
+      Base = B.CreateIntToPtr(V, PtrTy);
+    }
+  }
+  if (Addr.IntValue)
+    Base = B.CreateGEP(B.getInt8Ty(), Base, B.getInt64(uint64_t(Addr.IntValue)));
+  return Base;
+}
+
+Value *FunctionLifter::callSpecial(StringRef Name) {
+  FunctionCallee FC = M.getOrInsertFunction(Name, B.getInt32Ty());
+  auto *Decl = cast<Function>(FC.getCallee());
+  Decl->setDoesNotAccessMemory();
+  Decl->setDoesNotThrow();
+  Decl->setWillReturn();
+  Decl->setSpeculatable();
+  return B.CreateCall(FC);
+}
+
+Function *FunctionLifter::declareBarrier() {
+  FunctionCallee FC = M.getOrInsertFunction(intrinsics::BarrierSync, B.getVoidTy());
+  auto *Decl = cast<Function>(FC.getCallee());
+  Decl->setConvergent();
+  Decl->setDoesNotThrow();
+  return Decl;
+}
+
+BasicBlock *FunctionLifter::labelBlock(ptx::Symbol Label) {
+  BasicBlock *&BB = Labels[Label];
+  if (!BB)
+    BB = BasicBlock::Create(Ctx, Label, Fn);
+  return BB;
+}
+
+void FunctionLifter::continueAfterTerminator() {
+  B.SetInsertPoint(BasicBlock::Create(Ctx, "", Fn));
+}
+
+Value *FunctionLifter::flushSubnormal(Value *V) {
+  Type *T = V->getType();
+  Value *Tiny = ConstantFP::get(T, APFloat::getSmallestNormalized(T->getFltSemantics()));
+  Value *Abs = B.CreateUnaryIntrinsic(Intrinsic::fabs, V);
+  // NaN compares false and is kept.
+  Value *IsSub = B.CreateFCmpOLT(Abs, Tiny);
+  Value *Zero = B.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(T, 0.0), V);
+  return B.CreateSelect(IsSub, Zero, V);
+}
+
+Value *FunctionLifter::saturate(Value *V) {
+  Type *T = V->getType();
+  // maxnum(NaN, 0) = 0; then clamp from above.
+  Value *Lo = B.CreateBinaryIntrinsic(Intrinsic::maxnum, V, ConstantFP::get(T, 0.0));
+  return B.CreateBinaryIntrinsic(Intrinsic::minnum, Lo, ConstantFP::get(T, 1.0));
+}
+
+void FunctionLifter::collectLabels(const ptx::Block &Blk) {
+  for (const ptx::Statement &S : Blk.Body) {
+    if (S.K == ptx::Statement::Label)
+      labelBlock(S.LabelName);
+    else if (S.K == ptx::Statement::Scope)
+      collectLabels(*S.B);
+  }
+}
+
+Error FunctionLifter::declare(const ptx::VarDecl &D) {
+  switch (D.Space) {
+  case ptx::StateSpace::Reg: {
+    if (D.VectorWidth || !D.Dims.empty())
+      return unsupported("vector or array registers");
+    auto T = parseType(D.Type);
+    if (!T)
+      return unsupported("registers of type " + D.Type);
+    Type *Ty = llvmType(*T);
+    if (D.RangeCount) {
+      RegRanges[D.Name] = Ty;
+      return Error::success();
+    }
+    IRBuilder<> EB(Entry, Entry->begin());
+    Register &R = Regs[D.Name];
+    R.Ty = Ty;
+    R.Slot = EB.CreateAlloca(Ty, LocalAS, nullptr, D.Name.drop_front());
+    return Error::success();
+  }
+  case ptx::StateSpace::Local: {
+    auto Size = variableSize(D);
+    if (!Size)
+      return unsupported(toString(Size.takeError()));
+    IRBuilder<> EB(Entry, Entry->begin());
+    AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, D.Name);
+    A->setAlignment(Align(D.Align ? D.Align : 4));
+    LocalVars[D.Name] = A;
+    return Error::success();
+  }
+  case ptx::StateSpace::Shared: {
+    // A function-scope .shared variable is one per CTA, like a module-scope one.
+    auto Size = variableSize(D);
+    if (!Size)
+      return unsupported(toString(Size.takeError()));
+    auto *Ty = ArrayType::get(B.getInt8Ty(), *Size);
+    auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage, PoisonValue::get(Ty),
+                                  (F.Name + "." + D.Name).str(), nullptr,
+                                  GlobalValue::NotThreadLocal, SharedAS);
+    GV->setAlignment(Align(D.Align ? D.Align : 4));
+    LocalVars[D.Name] = GV;
+    return Error::success();
+  }
+  default:
+    return unsupported("declarations in state space " + ptx::stateSpaceName(D.Space));
+  }
+}
+
+Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {
+  Cur = &I;
+  const ptx::InstructionFamily &Fam = ptx::instructionFamilies()[I.Family];
+  StringRef Op = Fam.Opcode, Cat = Fam.Category;
+  bool FloatType = false;
+  for (StringRef Mod : I.Mods)
+    if (auto T = parseType(Mod); T && T->isFloat())
+      FloatType = true;
+  if (Cat == "integer" && FloatType)
+    return liftFloat(*this, I);
+  if (Cat == "integer")
+    return liftInteger(*this, I);
+  if (Cat == "logic")
+    return liftLogic(*this, I);
+  if (Cat == "float")
+    return liftFloat(*this, I);
+  if (Cat == "compare")
+    return liftCompare(*this, I);
+  if (Cat == "convert")
+    return liftConvert(*this, I);
+  if (Cat == "move")
+    return liftMove(*this, I);
+  if (Cat == "memory")
+    return liftMemory(*this, I);
+  if (Cat == "atomic")
+    return liftAtomic(*this, I);
+  if (Cat == "control" || Cat == "barrier")
+    return liftControl(*this, I);
+  return unsupported("unsupported instruction (" + Op + ", " + Cat + ")");
+}
+
+Error FunctionLifter::liftBlock(const ptx::Block &Blk) {
+  for (const ptx::Statement &S : Blk.Body) {
+    switch (S.K) {
+    case ptx::Statement::Decl:
+      if (Error E = declare(*S.D))
+        return E;
+      break;
+    case ptx::Statement::Label: {
+      BasicBlock *BB = labelBlock(S.LabelName);
+      BB->moveAfter(B.GetInsertBlock()); // keep the blocks in PTX order
+      if (!B.GetInsertBlock()->getTerminator())
+        B.CreateBr(BB);
+      B.SetInsertPoint(BB);
+      break;
+    }
+    case ptx::Statement::Scope:
+      if (Error E = liftBlock(*S.B))
+        return E;
+      break;
+    case ptx::Statement::Directive:
+      break; // .loc, .pragma: no semantics here
+    case ptx::Statement::Instr: {
+      const ptx::Instruction &I = *S.I;
+      Cur = &I;
+      bool IsBranch = I.Opcode == "bra";
+      if (I.Guard.empty() || IsBranch) {
+        if (Error E = liftInstruction(I))
+          return E;
+        break;
+      }
+      // @p / @!p: the instruction runs in its own block (PTX ISA 9.3.1, "Predicated Execution").
+      auto GuardReg = reg(I.Guard);
+      if (!GuardReg)
+        return GuardReg.takeError();
+      if (!(*GuardReg)->Ty->isIntegerTy(1))
+        return unsupported("guard is not a predicate");
+      Value *P = B.CreateLoad(B.getInt1Ty(), (*GuardReg)->Slot);
+      BasicBlock *Then = BasicBlock::Create(Ctx, "", Fn);
+      BasicBlock *Next = BasicBlock::Create(Ctx, "", Fn);
+      if (I.GuardNegated)
+        B.CreateCondBr(P, Next, Then);
+      else
+        B.CreateCondBr(P, Then, Next);
+      B.SetInsertPoint(Then);
+      if (Error E = liftInstruction(I))
+        return E;
+      if (!B.GetInsertBlock()->getTerminator())
+        B.CreateBr(Next);
+      B.SetInsertPoint(Next);
+      break;
+    }
+    }
+  }
+  return Error::success();
+}
+
+Error FunctionLifter::lift() {
+  // Parameters: PTX .param variables (PTX ISA 5.1.6.1, "Kernel Function Parameters") become
+  // kernel arguments at their PTX offsets: scalars as themselves, byte arrays (structures passed
+  // by value) as arrays of their alignment's integer, so that the argument keeps its alignment.
+  SmallVector<Type *, 8> ArgTys;
+  SmallVector<uint64_t, 8> ArgAlign;
+  for (const ptx::VarDecl &P : F.Params) {
+    auto T = parseType(P.Type);
+    auto Size = variableSize(P);
+    if (!Size)
+      consumeError(Size.takeError());
+    if (!T || !Size || T->K == PtxType::Pred)
+      return unsupported("parameter '" + P.Name + "' of type " + P.Type);
+    uint64_t A = P.Align ? P.Align : T->Width / 8;
+    Type *Ty;
+    if (P.Dims.empty() && !P.VectorWidth)
+      Ty = llvmType(*T);
+    else if (*Size % A == 0 && A <= 8)
+      Ty = ArrayType::get(B.getIntNTy(A * 8), *Size / A);
+    else
+      Ty = ArrayType::get(B.getInt8Ty(), *Size);
+    ArgTys.push_back(Ty);
+    ArgAlign.push_back(A);
+  }
+  auto *FTy = FunctionType::get(B.getVoidTy(), ArgTys, false);
+  Fn = Function::Create(FTy, GlobalValue::ExternalLinkage, F.Name, M);
+  Fn->addFnAttr(KernelAttr);
+  auto Dims = [](const uint32_t *D) {
+    return (Twine(D[0] ? D[0] : 1) + "," + Twine(D[1] ? D[1] : 1) + "," + Twine(D[2] ? D[2] : 1))
+        .str();
+  };
+  if (F.MaxNTid[0])
+    Fn->addFnAttr(MaxNTidAttr, Dims(F.MaxNTid));
+  if (F.ReqNTid[0])
+    Fn->addFnAttr(ReqNTidAttr, Dims(F.ReqNTid));
+  Entry = BasicBlock::Create(Ctx, "entry", Fn);
+  B.SetInsertPoint(Entry);
+  for (auto [Idx, P] : llvm::enumerate(F.Params)) {
+    Argument *Arg = Fn->getArg(Idx);
+    Arg->setName(P.Name);
+    // The parameter lives in a slot so that ld.param can read it at any offset; SROA removes it.
+    AllocaInst *Slot = B.CreateAlloca(ArgTys[Idx], LocalAS, nullptr, P.Name + ".slot");
+    // 16 bytes: enough for any ld.param, whose alignment is that of the access (up to .v4.b32).
+    Slot->setAlignment(Align(std::max<uint64_t>(ArgAlign[Idx], 16)));
+    B.CreateStore(Arg, Slot);
+    Params[P.Name] = Slot;
+  }
+  if (!F.Body)
+    return unsupported("kernel without a body");
+  collectLabels(*F.Body);
+  BasicBlock *Start = BasicBlock::Create(Ctx, "start", Fn);
+  B.CreateBr(Start);
+  B.SetInsertPoint(Start);
+  if (Error E = liftBlock(*F.Body))
+    return E;
+  Cur = nullptr;
+  // Falling off the end of a kernel returns (PTX ISA 9.7.12.5).
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateRetVoid();
+  // Labels that were never placed (not possible after validation) and empty blocks.
+  for (BasicBlock &BB : *Fn)
+    if (!BB.getTerminator()) {
+      IRBuilder<> TB(&BB);
+      TB.CreateUnreachable();
+    }
+  std::string Why;
+  raw_string_ostream OS(Why);
+  if (verifyFunction(*Fn, &OS))
+    return unsupported("lifted IR does not verify: " + Why);
+  return Error::success();
+}
+
+Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const LiftOptions &Opts) {
+  LiftResult R;
+  R.M = std::make_unique<Module>(PM.name(), Ctx);
+  R.M->setDataLayout(Opts.DataLayout);
+  if (R.M->getDataLayout().getAllocaAddrSpace() != LocalAS)
+    return createStringError("the data layout must place allocas in address space 5");
+  StringMap<const ptx::VarDecl *> Vars;
+  for (const ptx::TopLevel &T : PM.Items)
+    if (T.K == ptx::TopLevel::Var && T.V)
+      Vars[T.V->Name] = T.V;
+  for (const ptx::TopLevel &T : PM.Items) {
+    if (T.K != ptx::TopLevel::Func || !T.F->IsEntry || !T.F->Body)
+      continue;
+    FunctionLifter L(PM, *T.F, *R.M, Vars);
+    if (Error E = L.lift()) {
+      if (Function *Fn = L.function())
+        Fn->eraseFromParent();
+      R.Failures.push_back({T.F->Name.str(), toString(std::move(E))});
+      continue;
+    }
+    R.Kernels.push_back(T.F->Name.str());
+  }
+  return R;
+}
+
+} // namespace reptx::ir

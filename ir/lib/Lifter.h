@@ -1,0 +1,122 @@
+// Internal interface of the lifter: the per-kernel state (IR builder, registers, labels, state
+// space variables) and the operand helpers that the per-family lifting files (Lift*.cpp) share.
+#pragma once
+
+#include "reptx/frontend-ptx/Ast.h"
+#include "reptx/ir/Lift.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <vector>
+
+namespace reptx::ir {
+
+/// A PTX type as the lifter sees it (PTX ISA 5.2, "Types").
+struct PtxType {
+  enum Kind : uint8_t { Unsigned, Signed, Bits, Float, Pred };
+  Kind K = Bits;
+  unsigned Width = 0; // bits; 1 for .pred
+  bool isInt() const { return K == Unsigned || K == Signed || K == Bits; }
+  bool isSigned() const { return K == Signed; }
+  bool isFloat() const { return K == Float; }
+};
+
+/// Parses ".u32", ".f64", ".pred"...; nullopt for packed and exotic types (.f16x2, .tf32...).
+std::optional<PtxType> parseType(llvm::StringRef Spelling);
+
+class FunctionLifter {
+public:
+  FunctionLifter(const ptx::Module &PM, const ptx::Function &F, llvm::Module &M,
+                 const llvm::StringMap<const ptx::VarDecl *> &ModuleVars);
+
+  /// Creates and fills the kernel; on error the caller erases the half-built function.
+  llvm::Error lift();
+  llvm::Function *function() const { return Fn; }
+
+  // ---- shared by the Lift*.cpp files
+  llvm::IRBuilder<> B;
+  llvm::LLVMContext &Ctx;
+  const ptx::Instruction *Cur = nullptr;
+
+  /// An error for the current instruction: names the kernel, file:line and the instruction.
+  llvm::Error unsupported(const llvm::Twine &Why = "unsupported instruction") const;
+
+  bool hasMod(llvm::StringRef Mod) const;
+  /// The type modifiers of the current instruction, in order (cvt has two).
+  llvm::SmallVector<PtxType, 2> types() const;
+  /// The single type modifier, or an error.
+  llvm::Expected<PtxType> type() const;
+  llvm::Type *llvmType(PtxType T) const;
+
+  /// The value of a source operand as type T (registers are converted: same-width bitcast,
+  /// integer truncation or extension by Signed; immediates converted to T).
+  llvm::Expected<llvm::Value *> read(const ptx::Operand &Op, llvm::Type *T, bool Signed = false);
+  /// Writes V to a destination register; integers narrower than the register are extended
+  /// (sign-extended when Signed), wider ones truncated; same-width values are bitcast.
+  llvm::Error write(const ptx::Operand &Dst, llvm::Value *V, bool Signed = false);
+  /// A pointer in address space AS for an address operand [base+offset]; a variable or parameter
+  /// base is its own address (cast to AS when it lives elsewhere), a register base an integer.
+  llvm::Expected<llvm::Value *> address(const ptx::Operand &Addr, unsigned AS);
+  /// The address of a state-space variable named Sym (shared, global, const, local), or null.
+  llvm::Expected<llvm::Value *> variableAddress(ptx::Symbol Sym);
+
+  /// Declares a reptx intrinsic returning i32 with no side effects.
+  llvm::Value *callSpecial(llvm::StringRef Name);
+  llvm::Function *declareBarrier();
+  llvm::BasicBlock *labelBlock(ptx::Symbol Label);
+  /// Starts a fresh block after a terminator, so that (unreachable) code after it has a home.
+  void continueAfterTerminator();
+
+  /// PTX flush-to-zero (.ftz, PTX ISA 9.7.3): a subnormal input or result becomes a zero of the
+  /// same sign.
+  llvm::Value *flushSubnormal(llvm::Value *V);
+  /// PTX .sat on floats: clamp to [0.0, 1.0], NaN becomes +0.0.
+  llvm::Value *saturate(llvm::Value *V);
+
+private:
+  struct Register {
+    llvm::AllocaInst *Slot = nullptr;
+    llvm::Type *Ty = nullptr;
+  };
+  llvm::Error declare(const ptx::VarDecl &D);
+  llvm::Error liftBlock(const ptx::Block &Blk);
+  llvm::Error liftInstruction(const ptx::Instruction &I);
+  llvm::Expected<Register *> reg(ptx::Symbol Name);
+  void collectLabels(const ptx::Block &Blk);
+
+  const ptx::Module &PM;
+  const ptx::Function &F;
+  llvm::Module &M;
+  const llvm::StringMap<const ptx::VarDecl *> &ModuleVars;
+  llvm::Function *Fn = nullptr;
+  llvm::BasicBlock *Entry = nullptr;
+  llvm::StringMap<Register> Regs;
+  llvm::StringMap<llvm::Type *> RegRanges;  // %r<N> prefixes
+  llvm::StringMap<llvm::Value *> Params;    // .param name -> its slot (alloca in LocalAS)
+  llvm::StringMap<llvm::Value *> LocalVars; // function-scope .shared/.local variables
+  llvm::StringMap<llvm::BasicBlock *> Labels;
+};
+
+// One entry point per instruction family file.
+llvm::Error liftInteger(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftLogic(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftFloat(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftCompare(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftConvert(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftMemory(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftMove(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftControl(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I);
+
+/// Size in bytes of a state-space variable (type size times array dimensions), or an error.
+llvm::Expected<uint64_t> variableSize(const ptx::VarDecl &D);
+/// The initial bytes of a variable with a numeric initializer, zero-padded to Size.
+llvm::Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size);
+
+} // namespace reptx::ir

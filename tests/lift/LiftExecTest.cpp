@@ -1,0 +1,769 @@
+// Execution tests of the lifter and the backend: nvcc's PTX for our kernels (kernels/*.cu) and the
+// bundled sample's PTX are lifted, compiled for gfx942 (wave64) and gfx1100 (wave32), run in the
+// emulator with odd sizes, and every output is compared bit for bit with a host reference that
+// follows the PTX's semantics (float NaN results compare as NaN: AMD hardware propagates NaN
+// payloads where NVIDIA's returns a canonical NaN).
+#include "LiftTestUtil.h"
+
+#include "reptx/frontend-ptx/Fatbin.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+using namespace reptx;
+using namespace reptx::emulator;
+using namespace reptx::lifttest;
+
+namespace {
+
+uint32_t bits(float F) { return std::bit_cast<uint32_t>(F); }
+
+// Bitwise equality, except that any NaN matches any NaN.
+::testing::AssertionResult sameFloat(float Got, float Want) {
+  if ((std::isnan(Got) && std::isnan(Want)) || bits(Got) == bits(Want))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "got " << Got << " (0x" << std::hex << bits(Got)
+                                       << "), want " << Want << " (0x" << bits(Want) << ")";
+}
+
+// Random floats with the special values mixed in: zeros of both signs, infinities, subnormals,
+// NaN, and values near the integer conversion limits.
+std::vector<float> testFloats(size_t N, uint32_t Seed, bool WithNaN = true) {
+  std::mt19937 Rng(Seed);
+  std::uniform_real_distribution<float> Dist(-1000.0f, 1000.0f);
+  const float Special[] = {0.0f,
+                           -0.0f,
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::denorm_min(),
+                           -1.5e-39f,
+                           2.5f,
+                           -2.5f,
+                           0.5f,
+                           -0.5f,
+                           3.0e9f,
+                           -3.0e9f,
+                           2147483520.0f,
+                           4294967040.0f,
+                           std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> V(N);
+  for (size_t I = 0; I < N; ++I) {
+    if (I % 5 == 0) {
+      size_t K = (I / 5 + Seed) % std::size(Special);
+      V[I] = Special[K];
+      if (!WithNaN && std::isnan(V[I]))
+        V[I] = 1.0f;
+    } else {
+      V[I] = Dist(Rng);
+    }
+  }
+  return V;
+}
+
+std::vector<uint32_t> testWords(size_t N, uint32_t Seed) {
+  std::mt19937 Rng(Seed);
+  std::vector<uint32_t> V(N);
+  const uint32_t Special[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 31, 32, 33, 0xff00};
+  for (size_t I = 0; I < N; ++I)
+    V[I] = I % 4 == 0 ? Special[(I / 4 + Seed) % std::size(Special)] : Rng();
+  return V;
+}
+
+class LiftExec : public ::testing::TestWithParam<std::string> {
+protected:
+  const std::string &arch() const { return GetParam(); }
+
+  llvm::Expected<std::unique_ptr<CodeObject>> load(const std::string &Name) {
+    auto Text = readKernelPtx(Name);
+    if (!Text)
+      return Text.takeError();
+    auto CO = compileForEmulator(Name + ".ptx", std::move(*Text), arch());
+    // Registers are allocas in the lifted IR; after O3 nothing may be left in scratch.
+    if (CO)
+      for (const Kernel &K : (*CO)->kernels())
+        EXPECT_EQ(K.PrivateSegmentFixedSize, 0u) << K.Name << " uses scratch";
+    return CO;
+  }
+};
+
+// The work-group counts of a 1-D launch covering N items.
+uint32_t blocksFor(uint32_t N, uint32_t Block) { return (N + Block - 1) / Block; }
+
+TEST_P(LiftExec, VectorAdd) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("vector_add"));
+  const int N = 1000;
+  auto A = testFloats(N, 1), B = testFloats(N, 2);
+  for (uint32_t Block : {256u, 100u, 33u, 1u}) {
+    SCOPED_TRACE("block " + std::to_string(Block));
+    Device Dev;
+    LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<float>(A, "a"));
+    LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<float>(B, "b"));
+    LIFT_ASSERT_OK_AND_ASSIGN(DC, Dev.allocate(N * sizeof(float), "c"));
+    auto P = DispatchParams::blocks(
+        "vector_add", {blocksFor(N, Block), 1, 1}, {Block, 1, 1},
+        KernargBuilder().addPointer(DA).addPointer(DB).addPointer(DC).add(N).take());
+    LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+    EXPECT_EQ(R.Workgroups, blocksFor(N, Block));
+    LIFT_ASSERT_OK_AND_ASSIGN(C, Dev.readArray<float>(DC, N));
+    for (int I = 0; I < N; ++I) {
+      float Want = A[I] + B[I];
+      ASSERT_TRUE(sameFloat(C[I], Want)) << "element " << I;
+    }
+  }
+}
+
+TEST_P(LiftExec, SampleVecAdd) {
+  // The PTX that nvcc embedded in samples/vecadd/vecadd.
+  auto F = fatbin::scanFile(REPTX_SAMPLE_VECADD);
+  ASSERT_TRUE(static_cast<bool>(F)) << llvm::toString(F.takeError());
+  std::string Text;
+  for (const fatbin::Container &C : F->containers())
+    for (const fatbin::Entry &E : C.Entries)
+      if (E.Kind == fatbin::EntryKind::PTX) {
+        auto T = F->ptxText(E);
+        ASSERT_TRUE(static_cast<bool>(T)) << llvm::toString(T.takeError());
+        Text = *T;
+      }
+  ASSERT_FALSE(Text.empty());
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("vecadd.ptx", Text, arch()));
+  const int N = 777;
+  auto A = testFloats(N, 3), B = testFloats(N, 4);
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<float>(A, "a"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<float>(B, "b"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DC, Dev.allocate(N * sizeof(float), "c"));
+  auto P = DispatchParams::blocks(
+      "_Z6vecAddPKfS0_Pfi", {blocksFor(N, 96), 1, 1}, {96, 1, 1},
+      KernargBuilder().addPointer(DA).addPointer(DB).addPointer(DC).add(N).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(C, Dev.readArray<float>(DC, N));
+  for (int I = 0; I < N; ++I) {
+    float Want = A[I] + B[I];
+    ASSERT_TRUE(sameFloat(C[I], Want)) << "element " << I;
+  }
+}
+
+TEST_P(LiftExec, SaxpyGridStrideLoop) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("saxpy"));
+  const int N = 1001;
+  const float A = 1.75f;
+  auto X = testFloats(N, 5), Y = testFloats(N, 6);
+  // Fewer threads than items: each thread loops (blockDim.x * gridDim.x stride).
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DX, Dev.allocateArray<float>(X, "x"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DY, Dev.allocateArray<float>(Y, "y"));
+  auto P =
+      DispatchParams::blocks("saxpy", {3, 1, 1}, {67, 1, 1},
+                             KernargBuilder().add(N).add(A).addPointer(DX).addPointer(DY).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<float>(DY, N));
+  for (int I = 0; I < N; ++I) {
+    float Want = std::fma(A, X[I], Y[I]); // nvcc contracts a*x+y into fma.rn.f32
+    ASSERT_TRUE(sameFloat(Out[I], Want)) << "element " << I;
+  }
+}
+
+TEST_P(LiftExec, Index2DWithBoundsCheck) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("index2d"));
+  const int W = 37, H = 23, Stride = 41;
+  const uint32_t Seed = 0xa5a5f00d;
+  Device Dev;
+  // Exactly H rows of Stride elements: a thread outside the bounds check would fault on the last
+  // row, and the padding columns must stay untouched.
+  LIFT_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(H * Stride * sizeof(uint32_t), "out"));
+  auto P = DispatchParams::blocks(
+      "index2d", {blocksFor(W, 8), blocksFor(H, 5), 1}, {8, 5, 1},
+      KernargBuilder().addPointer(DOut).add(W).add(H).add(Stride).add(Seed).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  EXPECT_EQ(R.Workgroups, uint64_t(blocksFor(W, 8)) * blocksFor(H, 5));
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, H * Stride));
+  for (int Y = 0; Y < H; ++Y)
+    for (int X = 0; X < Stride; ++X)
+      ASSERT_EQ(Out[Y * Stride + X], X < W ? uint32_t(X * 1000 + Y) ^ Seed : 0u)
+          << "x " << X << " y " << Y;
+}
+
+TEST_P(LiftExec, IntegerMix) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("int_mix"));
+  const int N = 515;
+  auto Aw = testWords(N, 7);
+  auto B = testWords(N, 8);
+  std::vector<int32_t> A(Aw.begin(), Aw.end());
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<int32_t>(A, "a"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<uint32_t>(B, "b"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DW, Dev.allocate(N * sizeof(int64_t), "wide"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(4 * N * sizeof(uint32_t), "out"));
+  auto P = DispatchParams::blocks(
+      "int_mix", {blocksFor(N, 64), 1, 1}, {64, 1, 1},
+      KernargBuilder().addPointer(DA).addPointer(DB).addPointer(DW).addPointer(DO).add(N).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Wide, Dev.readArray<int64_t>(DW, N));
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DO, 4 * N));
+  for (int I = 0; I < N; ++I) {
+    int32_t X = A[I];
+    uint32_t Y = B[I];
+    // mul.wide.s32 of the loaded words, plus the sign-extended index.
+    ASSERT_EQ(Wide[I], int64_t(X) * int64_t(int32_t(Y)) + I) << "wide " << I;
+    uint32_t S = uint32_t(X >> (Y & 31)) + (Y >> (uint32_t(X) & 31)) + (Y << 3);
+    uint32_t Hi = uint32_t((uint64_t(Y) * uint32_t(X)) >> 32) ^
+                  uint32_t((int64_t(X) * int64_t(int32_t(Y))) >> 32);
+    uint32_t M = uint32_t(std::max(X, int32_t(Y))) - uint32_t(std::min(X, 7)) + std::min(Y, 1000u);
+    uint32_t Sel = (X & 1) ? uint32_t(X) * 3u + Y : Y * 5u - uint32_t(X);
+    ASSERT_EQ(Out[4 * I + 0], S) << "shifts " << I;
+    ASSERT_EQ(Out[4 * I + 1], Hi) << "mul.hi " << I;
+    ASSERT_EQ(Out[4 * I + 2], M) << "min/max " << I;
+    ASSERT_EQ(Out[4 * I + 3], (Sel ^ ~Y) | (Y & 0xff00)) << "selp/logic " << I;
+  }
+}
+
+TEST_P(LiftExec, IntegerDivisionAndBitCounts) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("int_bits"));
+  const int N = 389;
+  auto Aw = testWords(N, 16), Bw = testWords(N, 17);
+  std::vector<int32_t> A(Aw.begin(), Aw.end()), B(Bw.begin(), Bw.end());
+  std::vector<int64_t> C(N);
+  std::mt19937_64 Rng(18);
+  for (int I = 0; I < N; ++I) {
+    // Division by zero and INT_MIN / -1 are machine-specific in PTX: not compared here.
+    if (B[I] == 0 || (B[I] == -1 && A[I] == INT32_MIN))
+      B[I] = 7;
+    // Small and large 64-bit values (both of nvcc's 32-bit fast path and the 64-bit path).
+    C[I] = I % 3 == 0 ? int64_t(Rng() % 100000) : int64_t(Rng());
+    if (C[I] == INT64_MIN)
+      C[I] = 0;
+  }
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<int32_t>(A, "a"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<int32_t>(B, "b"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DC, Dev.allocateArray<int64_t>(C, "c"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(5 * N * sizeof(uint32_t), "out"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DW, Dev.allocate(2 * N * sizeof(int64_t), "wide"));
+  auto P = DispatchParams::blocks("int_bits", {blocksFor(N, 48), 1, 1}, {48, 1, 1},
+                                  KernargBuilder()
+                                      .addPointer(DA)
+                                      .addPointer(DB)
+                                      .addPointer(DC)
+                                      .addPointer(DO)
+                                      .addPointer(DW)
+                                      .add(N)
+                                      .take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DO, 5 * N));
+  LIFT_ASSERT_OK_AND_ASSIGN(Wide, Dev.readArray<int64_t>(DW, 2 * N));
+  auto Brev = [](uint32_t V) {
+    uint32_t R = 0;
+    for (int K = 0; K < 32; ++K)
+      R |= ((V >> K) & 1u) << (31 - K);
+    return R;
+  };
+  for (int I = 0; I < N; ++I) {
+    int32_t X = A[I], Y = B[I];
+    int64_t Z = C[I];
+    uint32_t UX = uint32_t(X), UY = uint32_t(Y);
+    uint32_t Want[5] = {uint32_t(X / Y), uint32_t(X % Y), UX / UY + UX % UY,
+                        uint32_t(std::popcount(UX) + 100 * std::countl_zero(UY) +
+                                 10000 * std::popcount(uint64_t(Z))),
+                        Brev(UX) ^ uint32_t(Z >> 7)};
+    for (int K = 0; K < 5; ++K)
+      ASSERT_EQ(Out[5 * I + K], Want[K]) << "element " << I << " output " << K;
+    ASSERT_EQ(Wide[2 * I], Z / int64_t(Y)) << "element " << I;
+    ASSERT_EQ(Wide[2 * I + 1], int64_t(uint64_t(Z) % uint64_t(UY))) << "element " << I;
+  }
+}
+
+TEST_P(LiftExec, MovPackUnpackInNestedScopes) {
+  // nvcc writes the unpacking movs inside { .reg .b32 %temp; ... } blocks.
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("pack"));
+  const int N = 211;
+  auto Words = testWords(2 * N, 22);
+  std::vector<int32_t> A(Words.begin(), Words.end());
+  std::vector<double> D(N);
+  std::mt19937_64 Rng(23);
+  for (double &V : D)
+    V = std::bit_cast<double>(Rng());
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<int32_t>(A, "a"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DD, Dev.allocateArray<double>(D, "d"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DP, Dev.allocate(N * sizeof(double), "packed"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DH, Dev.allocate(2 * N * sizeof(int32_t), "halves"));
+  auto P = DispatchParams::blocks(
+      "pack", {blocksFor(N, 32), 1, 1}, {32, 1, 1},
+      KernargBuilder().addPointer(DA).addPointer(DD).addPointer(DP).addPointer(DH).add(N).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Packed, Dev.readArray<uint64_t>(DP, N));
+  LIFT_ASSERT_OK_AND_ASSIGN(Halves, Dev.readArray<uint32_t>(DH, 2 * N));
+  for (int I = 0; I < N; ++I) {
+    ASSERT_EQ(Packed[I], uint64_t(Words[2 * I + 1]) << 32 | Words[2 * I]) << "element " << I;
+    uint64_t Bits = std::bit_cast<uint64_t>(D[I]);
+    ASSERT_EQ(Halves[2 * I], uint32_t(Bits >> 32) + 1u) << "element " << I;
+    ASSERT_EQ(Halves[2 * I + 1], uint32_t(Bits) * 3u) << "element " << I;
+  }
+}
+
+TEST_P(LiftExec, InitializedConstAndGlobalTables) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("const_table"));
+  const int N = 250;
+  auto In = testWords(N, 24);
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<uint32_t>(In, "in"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * sizeof(int32_t), "out"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DF, Dev.allocate(N * sizeof(float), "fout"));
+  auto P = DispatchParams::blocks(
+      "const_table", {blocksFor(N, 64), 1, 1}, {64, 1, 1},
+      KernargBuilder().addPointer(DI).addPointer(DO).addPointer(DF).add(N).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<int32_t>(DO, N));
+  LIFT_ASSERT_OK_AND_ASSIGN(FOut, Dev.readArray<float>(DF, N));
+  const int32_t Squares[8] = {0, 1, 4, 9, 16, 25, 36, 49};
+  const uint16_t Weights[5] = {3, 65535, 7, 0, 1000};
+  const float Scales[3] = {0.5f, -2.0f, 1.0e-3f};
+  for (int I = 0; I < N; ++I) {
+    uint32_t V = In[I];
+    ASSERT_EQ(Out[I], Squares[V & 7] * int32_t(Weights[V % 5])) << "element " << I;
+    float Want = Scales[V % 3] * float(V & 0xffff);
+    ASSERT_TRUE(sameFloat(FOut[I], Want)) << "element " << I;
+  }
+}
+
+// bfind (PTX ISA 9.7.1.16) on the host: most significant 1 bit (0 bit for negative signed
+// values), or the left shift amount to it with .shiftamt; 0xffffffff when there is none.
+template <typename T> uint32_t hostBfind(T V, bool ShiftAmt) {
+  using U = std::make_unsigned_t<T>;
+  U X = std::is_signed_v<T> && V < 0 ? U(~V) : U(V);
+  if (X == 0)
+    return 0xffffffffu;
+  uint32_t Lz = std::countl_zero(X);
+  return ShiftAmt ? Lz : uint32_t(sizeof(T) * 8 - 1 - Lz);
+}
+
+TEST_P(LiftExec, BitFind) {
+  std::string Text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry bfind_k(.param .u64 in, .param .u64 in64, .param .u64 out)
+{
+.reg .b32 %r<12>;
+.reg .b64 %rd<12>;
+mov.u32 %r1, %ctaid.x;
+mov.u32 %r2, %ntid.x;
+mov.u32 %r3, %tid.x;
+mad.lo.u32 %r1, %r1, %r2, %r3;
+ld.param.u64 %rd1, [in];
+ld.param.u64 %rd2, [in64];
+ld.param.u64 %rd3, [out];
+mul.wide.u32 %rd4, %r1, 4;
+add.s64 %rd5, %rd1, %rd4;
+ld.global.u32 %r4, [%rd5];
+mul.wide.u32 %rd6, %r1, 8;
+add.s64 %rd7, %rd2, %rd6;
+ld.global.u64 %rd8, [%rd7];
+bfind.u32 %r5, %r4;
+bfind.s32 %r6, %r4;
+bfind.shiftamt.u32 %r7, %r4;
+bfind.shiftamt.s32 %r8, %r4;
+bfind.u64 %r9, %rd8;
+bfind.s64 %r10, %rd8;
+bfind.shiftamt.s64 %r11, %rd8;
+mul.wide.u32 %rd9, %r1, 28;
+add.s64 %rd10, %rd3, %rd9;
+st.global.v4.u32 [%rd10], {%r5, %r6, %r7, %r8};
+st.global.u32 [%rd10+16], %r9;
+st.global.u32 [%rd10+20], %r10;
+st.global.u32 [%rd10+24], %r11;
+ret;
+}
+)";
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("bfind.ptx", Text, arch()));
+  const uint32_t Blocks = 4, Block = 64, N = Blocks * Block;
+  auto In = testWords(N, 25);
+  std::vector<uint64_t> In64(N);
+  std::mt19937_64 Rng(26);
+  for (uint32_t I = 0; I < N; ++I)
+    In64[I] = I % 4 == 0 ? 0 : I % 4 == 1 ? ~uint64_t(0) : Rng() >> (I % 64);
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<uint32_t>(In, "in"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DI64, Dev.allocateArray<uint64_t>(In64, "in64"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * 28, "out"));
+  auto P = DispatchParams::blocks(
+      "bfind_k", {Blocks, 1, 1}, {Block, 1, 1},
+      KernargBuilder().addPointer(DI).addPointer(DI64).addPointer(DO).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DO, N * 7));
+  for (uint32_t I = 0; I < N; ++I) {
+    uint32_t V = In[I];
+    uint64_t W = In64[I];
+    const uint32_t Want[7] = {hostBfind(V, false),        hostBfind(int32_t(V), false),
+                              hostBfind(V, true),         hostBfind(int32_t(V), true),
+                              hostBfind(W, false),        hostBfind(int64_t(W), false),
+                              hostBfind(int64_t(W), true)};
+    for (int K = 0; K < 7; ++K)
+      ASSERT_EQ(Out[7 * I + K], Want[K]) << "element " << I << " output " << K;
+  }
+}
+
+// PTX min/max.f32 (9.7.3.11/12): a NaN operand yields the other; -0.0 is below +0.0.
+float ptxMin(float A, float B) {
+  if (std::isnan(A))
+    return B;
+  if (std::isnan(B))
+    return A;
+  if (A == 0.0f && B == 0.0f)
+    return std::signbit(A) ? A : B;
+  return A < B ? A : B;
+}
+float ptxMax(float A, float B) {
+  if (std::isnan(A))
+    return B;
+  if (std::isnan(B))
+    return A;
+  if (A == 0.0f && B == 0.0f)
+    return std::signbit(A) ? B : A;
+  return A > B ? A : B;
+}
+
+TEST_P(LiftExec, FloatOps) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("float_ops"));
+  const int N = 403;
+  auto A = testFloats(N, 9), B = testFloats(N, 10), C = testFloats(N, 11);
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<float>(A, "a"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<float>(B, "b"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DC, Dev.allocateArray<float>(C, "c"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(6 * N * sizeof(float), "out"));
+  auto P = DispatchParams::blocks(
+      "float_ops", {blocksFor(N, 50), 1, 1}, {50, 1, 1},
+      KernargBuilder().addPointer(DA).addPointer(DB).addPointer(DC).addPointer(DO).add(N).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<float>(DO, 6 * N));
+  for (int I = 0; I < N; ++I) {
+    float X = A[I], Y = B[I], Z = C[I];
+    float Prod = X * Y;
+    float Sq = X * X;
+    float Sum = Y + Z;
+    float Want[6] = {std::fma(X, Y, Z), -Prod,        std::fabs(X) - Z,
+                     ptxMin(X, Y),      ptxMax(Y, Z), Sq - Sum};
+    for (int K = 0; K < 6; ++K)
+      ASSERT_TRUE(sameFloat(Out[6 * I + K], Want[K])) << "element " << I << " output " << K;
+  }
+}
+
+// .ftz (PTX ISA 9.7.3): subnormal inputs and results become zeros of the same sign.
+float ftz(float V) {
+  return std::fabs(V) < std::numeric_limits<float>::min() ? std::copysign(0.0f, V) : V;
+}
+
+TEST_P(LiftExec, FlushToZeroAndNonCoherentLoads) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("float_ftz"));
+  const int N = 457;
+  // Tiny values whose sums and products land in the subnormal range, plus the usual specials.
+  auto A = testFloats(N, 19), B = testFloats(N, 20);
+  std::mt19937 Rng(21);
+  std::uniform_real_distribution<float> Tiny(-4.0e-38f, 4.0e-38f);
+  for (int I = 0; I < N; I += 3) {
+    A[I] = Tiny(Rng);
+    B[I] = I % 2 ? Tiny(Rng) : std::ldexp(1.5f, -70 - I % 50);
+  }
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<float>(A, "a"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<float>(B, "b"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(5 * N * sizeof(float), "out"));
+  auto P = DispatchParams::blocks(
+      "float_ftz", {blocksFor(N, 64), 1, 1}, {64, 1, 1},
+      KernargBuilder().addPointer(DA).addPointer(DB).addPointer(DO).add(N).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<float>(DO, 5 * N));
+  unsigned Flushed = 0;
+  for (int I = 0; I < N; ++I) {
+    float X = ftz(A[I]), Y = ftz(B[I]);
+    float Sum = X + Y, Prod = X * Y;
+    // The constant 1.0e-38f is itself subnormal and flushed to +0.
+    float Fma = std::fma(X, Y, 0.0f);
+    float Max = ftz(ptxMax(X, Y));
+    float Diff = X - Max;
+    float Want[5] = {ftz(Sum), ftz(Prod), ftz(Fma), ftz(ptxMin(X, Y)), ftz(Diff)};
+    for (int K = 0; K < 5; ++K) {
+      ASSERT_TRUE(sameFloat(Out[5 * I + K], Want[K])) << "element " << I << " output " << K;
+      Flushed += Want[K] == 0.0f && (K == 0 ? Sum : K == 1 ? Prod : Fma) != 0.0f && K < 3;
+    }
+  }
+  EXPECT_GT(Flushed, 10u) << "the inputs should exercise flushing";
+}
+
+// cvt.rXi.s32.f32 / .u32.f32 (9.7.9.21): round, then saturate to the integer range; NaN is 0.
+template <typename Int> Int ptxToInt(float V) {
+  if (std::isnan(V))
+    return 0;
+  double D = V;
+  if (D <= double(std::numeric_limits<Int>::min()))
+    return std::numeric_limits<Int>::min();
+  if (D >= double(std::numeric_limits<Int>::max()))
+    return std::numeric_limits<Int>::max();
+  return Int(D);
+}
+
+TEST_P(LiftExec, ConvertRoundingModes) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("convert"));
+  const int N = 301;
+  auto F = testFloats(N, 12);
+  auto Kw = testWords(N, 13);
+  std::vector<int32_t> K(Kw.begin(), Kw.end());
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DF, Dev.allocateArray<float>(F, "f"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DK, Dev.allocateArray<int32_t>(K, "k"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocate(6 * N * sizeof(int32_t), "oi"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DOF, Dev.allocate(3 * N * sizeof(float), "of"));
+  auto P = DispatchParams::blocks(
+      "convert", {blocksFor(N, 40), 1, 1}, {40, 1, 1},
+      KernargBuilder().addPointer(DF).addPointer(DK).addPointer(DI).addPointer(DOF).add(N).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(OI, Dev.readArray<int32_t>(DI, 6 * N));
+  LIFT_ASSERT_OK_AND_ASSIGN(OF, Dev.readArray<float>(DOF, 3 * N));
+  for (int I = 0; I < N; ++I) {
+    float X = F[I];
+    int32_t V = K[I];
+    int32_t WantI[6] = {
+        ptxToInt<int32_t>(std::trunc(X)),
+        ptxToInt<int32_t>(std::nearbyint(X)), // default mode: to nearest even
+        ptxToInt<int32_t>(std::floor(X)),           ptxToInt<int32_t>(std::ceil(X)),
+        int32_t(ptxToInt<uint32_t>(std::trunc(X))), int32_t(int8_t(V)) + int32_t(uint16_t(V))};
+    for (int J = 0; J < 6; ++J)
+      ASSERT_EQ(OI[6 * I + J], WantI[J]) << "element " << I << " int output " << J << " of " << X;
+    float FV = float(V);
+    float WantF[3] = {FV, float(uint32_t(V)), std::fma(FV, 0.5f, X)};
+    for (int J = 0; J < 3; ++J)
+      ASSERT_TRUE(sameFloat(OF[3 * I + J], WantF[J])) << "element " << I << " float output " << J;
+  }
+}
+
+TEST_P(LiftExec, SharedMemoryReverseWithBarrier) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("shared_rev"));
+  ASSERT_NE(CO->findKernel("shared_rev"), nullptr);
+  const uint32_t Block = 128, Blocks = 5, N = Block * Blocks;
+  auto In = testWords(N, 14);
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<uint32_t>(In, "in"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * sizeof(uint32_t), "out"));
+  auto P = DispatchParams::blocks("shared_rev", {Blocks, 1, 1}, {Block, 1, 1},
+                                  KernargBuilder().addPointer(DI).addPointer(DO).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DO, N));
+  for (uint32_t I = 0; I < N; ++I) {
+    uint32_t Base = I / Block * Block, T = I % Block;
+    ASSERT_EQ(Out[I], In[Base + Block - 1 - T]) << "element " << I;
+  }
+}
+
+TEST_P(LiftExec, DynamicSharedMemory) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("dyn_shared"));
+  const emulator::Kernel *K = CO->findKernel("dyn_shared");
+  ASSERT_NE(K, nullptr);
+  EXPECT_EQ(K->GroupSegmentFixedSize, 0u); // all of it is dynamic
+  for (uint32_t Block : {96u, 33u}) {
+    SCOPED_TRACE("block " + std::to_string(Block));
+    const uint32_t Blocks = 3, N = Blocks * Block;
+    auto In = testWords(N, 27);
+    Device Dev;
+    LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<uint32_t>(In, "in"));
+    LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * sizeof(uint32_t), "out"));
+    auto P = DispatchParams::blocks("dyn_shared", {Blocks, 1, 1}, {Block, 1, 1},
+                                    KernargBuilder().addPointer(DI).addPointer(DO).take());
+    P.DynamicLdsSize = Block * sizeof(uint32_t); // exactly what the block uses
+    LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+    (void)R;
+    LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DO, N));
+    for (uint32_t I = 0; I < N; ++I) {
+      uint32_t Base = I / Block * Block, T = I % Block;
+      ASSERT_EQ(Out[I], In[Base + (T + 1) % Block] * 2u) << "element " << I;
+    }
+  }
+}
+
+TEST_P(LiftExec, AtomicsInGlobalAndSharedMemory) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("atomics"));
+  const int N = 701;
+  auto In = testWords(N, 28);
+  Device Dev;
+  const int32_t StatsInit[5] = {INT32_MIN, INT32_MAX, 0, -1, 0};
+  const uint32_t CountersInit[4] = {0, 5, 0, 0};
+  LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<uint32_t>(In, "in"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DH, Dev.allocate(16 * sizeof(uint32_t), "hist"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DS, Dev.allocateArray<int32_t>(StatsInit, "stats"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DF, Dev.allocate(sizeof(float), "fsum"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DC, Dev.allocateArray<uint32_t>(CountersInit, "counters"));
+  auto P = DispatchParams::blocks("atomics", {blocksFor(N, 128), 1, 1}, {128, 1, 1},
+                                  KernargBuilder()
+                                      .addPointer(DI)
+                                      .addPointer(DH)
+                                      .addPointer(DS)
+                                      .addPointer(DF)
+                                      .addPointer(DC)
+                                      .add(N)
+                                      .take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Hist, Dev.readArray<uint32_t>(DH, 16));
+  LIFT_ASSERT_OK_AND_ASSIGN(Stats, Dev.readArray<int32_t>(DS, 5));
+  LIFT_ASSERT_OK_AND_ASSIGN(FSum, Dev.readArray<float>(DF, 1));
+  LIFT_ASSERT_OK_AND_ASSIGN(Counters, Dev.readArray<uint32_t>(DC, 4));
+  uint32_t WantHist[16] = {};
+  int32_t Max = INT32_MIN, Min = INT32_MAX;
+  uint32_t Or = 0, And = ~0u, Xor = 0, Inc = 0, Dec = 5;
+  float Sum = 0.0f; // integers below 2^24: exact in any order
+  for (uint32_t V : In) {
+    ++WantHist[V & 15];
+    Max = std::max(Max, int32_t(V));
+    Min = std::min(Min, int32_t(V));
+    Or |= V & 0xf0f0;
+    And &= V | 0x0f0f0000u;
+    Xor ^= V;
+    Sum += float(V & 255);
+    Inc = Inc >= 1000 ? 0 : Inc + 1;                     // atom.inc (9.7.13.5)
+    Dec = Dec == 0 || Dec > 1000000 ? 1000000 : Dec - 1; // atom.dec
+  }
+  for (int K = 0; K < 16; ++K)
+    EXPECT_EQ(Hist[K], WantHist[K]) << "bin " << K;
+  EXPECT_EQ(Stats[0], Max);
+  EXPECT_EQ(Stats[1], Min);
+  EXPECT_EQ(uint32_t(Stats[2]), Or);
+  EXPECT_EQ(uint32_t(Stats[3]), And);
+  EXPECT_EQ(uint32_t(Stats[4]), Xor);
+  EXPECT_EQ(bits(FSum[0]), bits(Sum));
+  EXPECT_EQ(Counters[0], Inc);
+  EXPECT_EQ(Counters[1], Dec);
+  // Compare-and-swap from 0 succeeds once, with some thread's value; exchange keeps the last.
+  bool CasFromInput = false, ExchFromInput = false;
+  for (uint32_t V : In) {
+    CasFromInput |= Counters[2] == (V | 1u);
+    ExchFromInput |= Counters[3] == V;
+  }
+  EXPECT_TRUE(CasFromInput) << Counters[2];
+  EXPECT_TRUE(ExchFromInput) << Counters[3];
+}
+
+TEST_P(LiftExec, VectorLoadsAndLoop) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("vec_copy"));
+  const int N = 333;
+  const float Scale = -0.375f;
+  auto In = testFloats(4 * N, 15);
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<float>(In, "in"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(4 * N * sizeof(float), "out"));
+  auto P = DispatchParams::blocks(
+      "vec_copy", {blocksFor(N, 70), 1, 1}, {70, 1, 1},
+      KernargBuilder().addPointer(DI).addPointer(DO).add(N).add(Scale).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<float>(DO, 4 * N));
+  for (int I = 0; I < N; ++I) {
+    const float *V = &In[4 * I];
+    float Acc = 0.0f;
+    for (int K = 0; K < (I & 7); ++K)
+      Acc = V[0] + Acc;
+    float Want[4] = {V[3] * Scale, V[2] + Acc, V[1], V[0]};
+    for (int K = 0; K < 4; ++K)
+      ASSERT_TRUE(sameFloat(Out[4 * I + K], Want[K])) << "element " << I << " lane " << K;
+  }
+}
+
+TEST_P(LiftExec, SpecialRegistersWithPartialWorkgroups) {
+  // Every %tid/%ntid/%ctaid/%nctaid component, written by hand in PTX; the grid is not a multiple
+  // of the work-group size, so the last work-groups are partial and %nctaid rounds up.
+  std::string Text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry regs(.param .u64 out)
+{
+.reg .b32 %r<20>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [out];
+cvta.to.global.u64 %rd1, %rd1;
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, %tid.y;
+mov.u32 %r3, %tid.z;
+mov.u32 %r4, %ntid.x;
+mov.u32 %r5, %ntid.y;
+mov.u32 %r6, %ntid.z;
+mov.u32 %r7, %ctaid.x;
+mov.u32 %r8, %ctaid.y;
+mov.u32 %r9, %ctaid.z;
+mov.u32 %r10, %nctaid.x;
+mov.u32 %r11, %nctaid.y;
+mov.u32 %r12, %nctaid.z;
+// linear id = ((ctaid.z*nctaid.y + ctaid.y)*nctaid.x + ctaid.x) * 16 + (tid.z*ntid.y + tid.y)*ntid.x + tid.x
+mad.lo.u32 %r13, %r9, %r11, %r8;
+mad.lo.u32 %r13, %r13, %r10, %r7;
+mad.lo.u32 %r14, %r3, %r5, %r2;
+mad.lo.u32 %r14, %r14, %r4, %r1;
+shl.b32 %r13, %r13, 4;
+add.u32 %r13, %r13, %r14;
+mul.wide.u32 %rd2, %r13, 48;
+add.s64 %rd3, %rd1, %rd2;
+st.global.v4.u32 [%rd3], {%r1, %r2, %r3, %r4};
+st.global.v4.u32 [%rd3+16], {%r5, %r6, %r7, %r8};
+st.global.v4.u32 [%rd3+32], {%r9, %r10, %r11, %r12};
+ret;
+}
+)";
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("regs.ptx", Text, arch()));
+  const Dim3 Grid{10, 3, 5}, Wg{4, 2, 2};
+  const uint32_t Groups[3] = {3, 2, 3}; // ceil(10/4), ceil(3/2), ceil(5/2)
+  const uint32_t Slots = Groups[0] * Groups[1] * Groups[2] * 16;
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(Slots * 48, "out"));
+  DispatchParams P;
+  P.KernelName = "regs";
+  P.GridSize = Grid;
+  P.WorkgroupSize = Wg;
+  P.Kernargs = KernargBuilder().addPointer(DOut).take();
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  EXPECT_EQ(R.Workgroups, 18u);
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, Slots * 12));
+  unsigned Seen = 0;
+  for (uint32_t GZ = 0; GZ < Groups[2]; ++GZ)
+    for (uint32_t GY = 0; GY < Groups[1]; ++GY)
+      for (uint32_t GX = 0; GX < Groups[0]; ++GX)
+        for (uint32_t TZ = 0; TZ < Wg.Z; ++TZ)
+          for (uint32_t TY = 0; TY < Wg.Y; ++TY)
+            for (uint32_t TX = 0; TX < Wg.X; ++TX) {
+              uint32_t Slot =
+                  ((GZ * Groups[1] + GY) * Groups[0] + GX) * 16 + (TZ * Wg.Y + TY) * Wg.X + TX;
+              const uint32_t *O = &Out[Slot * 12];
+              bool Inside =
+                  GX * Wg.X + TX < Grid.X && GY * Wg.Y + TY < Grid.Y && GZ * Wg.Z + TZ < Grid.Z;
+              if (!Inside) {
+                // Work-items outside the grid do not exist: the slot stays zero.
+                for (int K = 0; K < 12; ++K)
+                  ASSERT_EQ(O[K], 0u) << "slot " << Slot;
+                continue;
+              }
+              ++Seen;
+              // %ntid is the work-group size of the dispatch packet, also in partial groups.
+              const uint32_t Want[12] = {TX, TY, TZ, Wg.X,      Wg.Y,      Wg.Z,
+                                         GX, GY, GZ, Groups[0], Groups[1], Groups[2]};
+              for (int K = 0; K < 12; ++K)
+                ASSERT_EQ(O[K], Want[K]) << "slot " << Slot << " value " << K;
+            }
+  EXPECT_EQ(Seen, Grid.count());
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, LiftExec, ::testing::Values("gfx942", "gfx1100"),
+                         [](const auto &Info) { return Info.param; });
+
+} // namespace

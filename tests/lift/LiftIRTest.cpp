@@ -1,0 +1,411 @@
+// IR-level tests of the lifter (the lifted form of edge cases, named in each test), per-kernel
+// isolation of unsupported instructions, and the code objects the backend writes for all five
+// targets (kernels, kernarg layout, LDS, wave size, work-group size bounds, no scratch).
+#include "LiftTestUtil.h"
+
+#include "llvm/IR/CallingConv.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+using namespace reptx;
+using namespace reptx::lifttest;
+
+namespace {
+
+// A one-kernel module around BODY, with registers of every common type declared.
+std::string kernel(const std::string &Body, const std::string &Name = "k") {
+  return ".version 8.0\n.target sm_80\n.address_size 64\n"
+         ".visible .entry " +
+         Name +
+         "(.param .u64 out)\n{\n"
+         ".reg .pred %p<4>;\n.reg .b16 %h<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n"
+         ".reg .f32 %f<8>;\n.reg .f64 %fd<4>;\n" +
+         Body + "\nret;\n}\n";
+}
+
+// The lifted IR of one kernel, as text.
+std::string liftedIR(const std::string &Body) {
+  auto L = lift("t.ptx", kernel(Body));
+  if (!L)
+    return "ERROR: " + llvm::toString(L.takeError());
+  if (!(*L)->R.Failures.empty())
+    return "ERROR: " + (*L)->R.Failures[0].Message;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  (*L)->R.M->print(OS, nullptr);
+  return S;
+}
+
+#define EXPECT_IR_HAS(IR, Needle) EXPECT_NE((IR).find(Needle), std::string::npos) << (IR)
+#define EXPECT_IR_LACKS(IR, Needle) EXPECT_EQ((IR).find(Needle), std::string::npos) << (IR)
+
+TEST(LiftIR, MulHiSignedSignExtendsUnsignedZeroExtends) {
+  // mul.hi.s32 of -1 and 1 is -1 (0xffffffff); mul.hi.u32 of the same bits is 0.
+  std::string S = liftedIR("mul.hi.s32 %r1, %r2, %r3;");
+  EXPECT_IR_HAS(S, "sext i32");
+  EXPECT_IR_HAS(S, "mul i64");
+  EXPECT_IR_HAS(S, "lshr i64");
+  std::string U = liftedIR("mul.hi.u32 %r1, %r2, %r3;");
+  EXPECT_IR_HAS(U, "zext i32");
+  EXPECT_IR_LACKS(U, "sext");
+}
+
+TEST(LiftIR, MulWideProducesDoubleWidth) {
+  std::string S = liftedIR("mul.wide.s32 %rd1, %r2, %r3;");
+  EXPECT_IR_HAS(S, "sext i32");
+  EXPECT_IR_HAS(S, "mul i64");
+  std::string M = liftedIR("mad.wide.u32 %rd1, %r2, %r3, %rd2;");
+  EXPECT_IR_HAS(M, "zext i32");
+  EXPECT_IR_HAS(M, "add i64");
+}
+
+TEST(LiftIR, ShrSignedClampsAmountUnsignedGivesZero) {
+  // shr.s32 by 40 fills with the sign bit (amount clamped to 31); shr.u32 and shl by 40 give 0.
+  std::string S = liftedIR("shr.s32 %r1, %r2, %r3;");
+  EXPECT_IR_HAS(S, "ashr i32");
+  EXPECT_IR_HAS(S, "@llvm.umin.i32(i32 %");
+  EXPECT_IR_HAS(S, ", i32 31)");
+  std::string U = liftedIR("shr.u32 %r1, %r2, %r3;");
+  EXPECT_IR_HAS(U, "lshr i32");
+  EXPECT_IR_HAS(U, "icmp uge i32");
+  EXPECT_IR_HAS(U, "select i1");
+  std::string L = liftedIR("shl.b64 %rd1, %rd2, %r3;");
+  EXPECT_IR_HAS(L, "icmp uge i32");
+  EXPECT_IR_HAS(L, ", 64");
+  EXPECT_IR_HAS(L, "shl i64");
+}
+
+TEST(LiftIR, IntegerDivisionGuardsZeroAndOverflow) {
+  // div.u32 by 0 gives 0xffffffff, rem by 0 gives the dividend; div.s32 INT_MIN/-1 wraps to
+  // INT_MIN: the divisor is replaced by 1 in those cases, so LLVM never sees the undefined forms.
+  std::string U = liftedIR("div.u32 %r1, %r2, %r3;");
+  EXPECT_IR_HAS(U, "icmp eq i32");
+  EXPECT_IR_HAS(U, "udiv i32");
+  EXPECT_IR_HAS(U, "i32 -1");
+  std::string S = liftedIR("div.s32 %r1, %r2, %r3;");
+  EXPECT_IR_HAS(S, ", -2147483648");
+  EXPECT_IR_HAS(S, "sdiv i32");
+  std::string R = liftedIR("rem.s64 %rd1, %rd2, %rd3;");
+  EXPECT_IR_HAS(R, "srem i64");
+  EXPECT_IR_HAS(R, ", -9223372036854775808");
+  // popc/clz of a .b64 return a 32-bit count; clz(0) = 64 (ctlz with zero defined).
+  std::string C = liftedIR("clz.b64 %r1, %rd1;");
+  EXPECT_IR_HAS(C, "@llvm.ctlz.i64(i64 %");
+  EXPECT_IR_HAS(C, ", i1 false)");
+  EXPECT_IR_HAS(C, "trunc i64");
+  EXPECT_IR_HAS(liftedIR("brev.b32 %r1, %r2;"), "@llvm.bitreverse.i32");
+}
+
+TEST(LiftIR, MovPackAndUnpack) {
+  // mov.b64 %rd, {lo, hi}: element 0 is the low half; the unpack form splits it again.
+  std::string P = liftedIR("mov.b64 %rd1, {%r1, %r2};");
+  EXPECT_IR_HAS(P, "zext i32");
+  EXPECT_IR_HAS(P, "shl i64");
+  EXPECT_IR_HAS(P, ", 32");
+  std::string U = liftedIR("mov.b64 {%r1, %r2}, %rd1;\nmov.b32 {%h1, _}, %r3;");
+  EXPECT_IR_HAS(U, "lshr i64");
+  EXPECT_IR_HAS(U, "trunc i64");
+  EXPECT_IR_HAS(U, "trunc i32");
+}
+
+TEST(LiftIR, AtomicsOrderingAndWrap) {
+  std::string S = liftedIR("atom.global.inc.u32 %r1, [%rd1], 7;\n"
+                           "atom.acquire.gpu.shared.dec.u32 %r2, [%r3], 9;\n"
+                           "red.release.global.add.f32 [%rd1], %f1;\n"
+                           "atom.acq_rel.cas.b64 %rd2, [%rd3], %rd4, %rd5;\n"
+                           "atom.global.max.s32 %r4, [%rd1], %r5;");
+  EXPECT_IR_HAS(S, "atomicrmw uinc_wrap ptr addrspace(1)");
+  EXPECT_IR_HAS(S, "atomicrmw udec_wrap ptr addrspace(3)");
+  EXPECT_IR_HAS(S, "i32 9 acquire");
+  EXPECT_IR_HAS(S, "atomicrmw fadd ptr addrspace(1)");
+  EXPECT_IR_HAS(S, "release");
+  EXPECT_IR_HAS(S, "cmpxchg ptr %");
+  EXPECT_IR_HAS(S, "acq_rel acquire");
+  EXPECT_IR_HAS(S, "atomicrmw max ptr addrspace(1)");
+  EXPECT_IR_HAS(S, "monotonic");
+}
+
+TEST(LiftIR, SetpComparisons) {
+  // Float: ordered (false on NaN) versus unordered (true on NaN); ne is ordered in PTX.
+  EXPECT_IR_HAS(liftedIR("setp.ltu.f32 %p1, %f1, %f2;"), "fcmp ult float");
+  EXPECT_IR_HAS(liftedIR("setp.lt.f32 %p1, %f1, %f2;"), "fcmp olt float");
+  EXPECT_IR_HAS(liftedIR("setp.ne.f32 %p1, %f1, %f2;"), "fcmp one float");
+  EXPECT_IR_HAS(liftedIR("setp.neu.f64 %p1, %fd1, %fd2;"), "fcmp une double");
+  EXPECT_IR_HAS(liftedIR("setp.nan.f32 %p1, %f1, %f2;"), "fcmp uno float");
+  EXPECT_IR_HAS(liftedIR("setp.num.f32 %p1, %f1, %f2;"), "fcmp ord float");
+  // Integers: signedness from the type; lo/hs are unsigned even on .s32.
+  EXPECT_IR_HAS(liftedIR("setp.lt.s32 %p1, %r1, %r2;"), "icmp slt i32");
+  EXPECT_IR_HAS(liftedIR("setp.lt.u32 %p1, %r1, %r2;"), "icmp ult i32");
+  EXPECT_IR_HAS(liftedIR("setp.lo.s32 %p1, %r1, %r2;"), "icmp ult i32");
+  EXPECT_IR_HAS(liftedIR("setp.hs.u64 %p1, %rd1, %rd2;"), "icmp uge i64");
+}
+
+TEST(LiftIR, SetpBoolCombineAndDualDestination) {
+  // setp.lt.and.s32 p|q, a, b, !c: p = (a<b) & !c, q = !(a<b) & !c.
+  std::string S = liftedIR("setp.lt.and.s32 %p1|%p2, %r1, %r2, !%p3;");
+  EXPECT_IR_HAS(S, "icmp slt i32");
+  EXPECT_IR_HAS(S, "xor i1");
+  EXPECT_IR_HAS(S, "and i1");
+}
+
+TEST(LiftIR, GuardedInstructionRunsInItsOwnBlock) {
+  std::string S = liftedIR("@!%p1 add.s32 %r1, %r2, 1;");
+  EXPECT_IR_HAS(S, "br i1");
+  EXPECT_IR_HAS(S, "add i32");
+}
+
+TEST(LiftIR, FloatDivisionForms) {
+  // .rn: the IEEE quotient; .approx/.full: fdiv with a 2 ulp !fpmath bound.
+  std::string Rn = liftedIR("div.rn.f32 %f1, %f2, %f3;");
+  EXPECT_IR_HAS(Rn, "fdiv float");
+  EXPECT_IR_LACKS(Rn, "!fpmath");
+  std::string Approx = liftedIR("div.approx.f32 %f1, %f2, %f3;");
+  EXPECT_IR_HAS(Approx, "!fpmath");
+  EXPECT_IR_HAS(liftedIR("div.rn.f64 %fd1, %fd2, %fd3;"), "fdiv double");
+}
+
+TEST(LiftIR, FloatMinMaxAndModifiers) {
+  EXPECT_IR_HAS(liftedIR("min.f32 %f1, %f2, %f3;"), "@llvm.minimumnum.f32");
+  EXPECT_IR_HAS(liftedIR("max.NaN.f32 %f1, %f2, %f3;"), "@llvm.maximum.f32");
+  EXPECT_IR_HAS(liftedIR("fma.rn.f32 %f1, %f2, %f3, %f4;"), "@llvm.fma.f32");
+  EXPECT_IR_HAS(liftedIR("neg.f32 %f1, %f2;"), "fneg float");
+  EXPECT_IR_HAS(liftedIR("abs.f64 %fd1, %fd2;"), "@llvm.fabs.f64");
+  // .ftz flushes subnormal inputs and results to a zero of the same sign.
+  std::string Ftz = liftedIR("add.ftz.f32 %f1, %f2, %f3;");
+  EXPECT_IR_HAS(Ftz, "@llvm.copysign.f32");
+  EXPECT_IR_HAS(Ftz, "0x3810000000000000"); // FLT_MIN
+  // .sat clamps to [0, 1] with NaN to 0.
+  std::string Sat = liftedIR("mul.sat.f32 %f1, %f2, %f3;");
+  EXPECT_IR_HAS(Sat, "@llvm.maxnum.f32");
+  EXPECT_IR_HAS(Sat, "@llvm.minnum.f32");
+}
+
+TEST(LiftIR, SqrtReciprocalAndApproximations) {
+  // .rn is correctly rounded (no fast-math flags); .approx is afn, the native approximation.
+  std::string Rn = liftedIR("sqrt.rn.f32 %f1, %f2;\nrcp.rn.f64 %fd1, %fd2;");
+  EXPECT_IR_HAS(Rn, "call float @llvm.sqrt.f32");
+  EXPECT_IR_HAS(Rn, "fdiv double 1.0");
+  EXPECT_IR_LACKS(Rn, "afn");
+  std::string Ap = liftedIR("rsqrt.approx.ftz.f32 %f1, %f2;\nlg2.approx.f32 %f3, %f4;\n"
+                            "ex2.approx.f32 %f5, %f6;\nsin.approx.f32 %f1, %f1;\n"
+                            "rcp.approx.ftz.f64 %fd1, %fd2;");
+  EXPECT_IR_HAS(Ap, "call afn float @llvm.sqrt.f32");
+  EXPECT_IR_HAS(Ap, "fdiv afn float 1.0");
+  EXPECT_IR_HAS(Ap, "call afn float @llvm.log2.f32");
+  EXPECT_IR_HAS(Ap, "call afn float @llvm.exp2.f32");
+  EXPECT_IR_HAS(Ap, "call afn float @llvm.sin.f32");
+  EXPECT_IR_HAS(Ap, "fdiv afn double 1.0");
+  EXPECT_IR_HAS(Ap, "@llvm.copysign.f32"); // .ftz on f32
+}
+
+TEST(LiftIR, VariableInitializers) {
+  std::string Text =
+      ".version 8.0\n.target sm_80\n.address_size 64\n"
+      ".const .align 4 .s32 tab[4] = {-1, 2};\n"
+      ".global .align 4 .f32 f[2] = {0f3F800000, 0d4000000000000000};\n"
+      ".global .u64 p = generic(tab);\n"
+      ".visible .entry k(.param .u64 o)\n{\n.reg .b32 %r<3>;\n"
+      "ld.const.u32 %r1, [tab+4];\nld.global.u32 %r2, [f+4];\nret;\n}\n"
+      ".visible .entry q()\n{\n.reg .b64 %rd<2>;\nld.global.u64 %rd1, [p];\nret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("init.ptx", Text));
+  // -1 as four bytes, then 2, then zero padding; floats converted to the element type (2.0f).
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  L->R.M->print(OS, nullptr);
+  EXPECT_IR_HAS(S, "@tab = internal addrspace(4) constant [16 x i8] "
+                   "c\"\\FF\\FF\\FF\\FF\\02\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\"");
+  EXPECT_IR_HAS(S, "@f = internal addrspace(1) global [8 x i8] c\"\\00\\00\\80?\\00\\00\\00@\"");
+  // Address initializers are not supported yet: only kernel q fails.
+  ASSERT_EQ(L->R.Failures.size(), 1u);
+  EXPECT_EQ(L->R.Failures[0].Kernel, "q");
+  EXPECT_NE(L->R.Failures[0].Message.find("initializers with addresses"), std::string::npos)
+      << L->R.Failures[0].Message;
+}
+
+TEST(LiftIR, ConvertRoundingAndSaturation) {
+  // Float to int: round as asked, then saturate (NaN gives 0): fptosi.sat / fptoui.sat.
+  std::string Rni = liftedIR("cvt.rni.s32.f32 %r1, %f1;");
+  EXPECT_IR_HAS(Rni, "@llvm.roundeven.f32");
+  EXPECT_IR_HAS(Rni, "@llvm.fptosi.sat.i32.f32");
+  EXPECT_IR_HAS(liftedIR("cvt.rmi.u32.f32 %r1, %f1;"), "@llvm.fptoui.sat.i32.f32");
+  EXPECT_IR_HAS(liftedIR("cvt.rpi.s64.f64 %rd1, %fd1;"), "@llvm.ceil.f64");
+  // Narrow integer sources are read at their own width: cvt.s32.s8 sign-extends the low byte.
+  std::string S8 = liftedIR("cvt.s32.s8 %r1, %r2;");
+  EXPECT_IR_HAS(S8, "trunc i32");
+  EXPECT_IR_HAS(S8, "sext i8");
+  // Integer saturation clamps to the destination range.
+  std::string Sat = liftedIR("cvt.sat.u8.s32 %r1, %r2;");
+  EXPECT_IR_HAS(Sat, "@llvm.smax");
+  EXPECT_IR_HAS(Sat, "@llvm.smin");
+  EXPECT_IR_HAS(liftedIR("cvt.rn.f32.f64 %f1, %fd1;"), "fptrunc double");
+  EXPECT_IR_HAS(liftedIR("cvt.f64.f32 %fd1, %f1;"), "fpext float");
+}
+
+TEST(LiftIR, MemoryAndAddressSpaces) {
+  std::string S = liftedIR("ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+                           "ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+16];\n"
+                           "st.global.v2.u32 [%rd2], {%r1, %r2};\n"
+                           "ld.global.s8 %r3, [%rd2+3];\nst.volatile.global.u16 [%rd2], %h1;");
+  EXPECT_IR_HAS(S, "addrspacecast ptr %");
+  EXPECT_IR_HAS(S, "to ptr addrspace(1)");
+  EXPECT_IR_HAS(S, "load <4 x float>, ptr addrspace(1)");
+  EXPECT_IR_HAS(S, "align 16");
+  EXPECT_IR_HAS(S, "store <2 x i32>");
+  EXPECT_IR_HAS(S, "load i8, ptr addrspace(1)");
+  EXPECT_IR_HAS(S, "sext i8"); // ld.s8 into a 32-bit register sign-extends
+  EXPECT_IR_HAS(S, "store volatile i16");
+}
+
+TEST(LiftIR, SpecialRegistersAndBarrierAreReptxIntrinsics) {
+  std::string S = liftedIR("mov.u32 %r1, %tid.y;\nmov.u32 %r2, %nctaid.z;\nbar.sync 0;");
+  EXPECT_IR_HAS(S, "call i32 @reptx.tid.y()");
+  EXPECT_IR_HAS(S, "call i32 @reptx.nctaid.z()");
+  EXPECT_IR_HAS(S, "call void @reptx.barrier.sync()");
+  EXPECT_IR_LACKS(S, "amdgcn");
+}
+
+TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
+  // Kernel "bad" uses an instruction this slice does not lift; "good" must still lift.
+  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                     ".visible .entry bad(.param .u32 x)\n{\n.reg .b32 %r<3>;\n"
+                     "ld.param.u32 %r1, [x];\n"
+                     "bfe.u32 %r2, %r1, 0, 8;\n"
+                     "ret;\n}\n"
+                     ".visible .entry good(.param .u32 x)\n{\nret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("iso.ptx", Text));
+  ASSERT_EQ(L->R.Failures.size(), 1u);
+  EXPECT_EQ(L->R.Failures[0].Kernel, "bad");
+  const std::string &Msg = L->R.Failures[0].Message;
+  EXPECT_NE(Msg.find("iso.ptx:8"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("kernel 'bad'"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("bfe.u32 %r2, %r1, 0, 8;"), std::string::npos) << Msg;
+  ASSERT_EQ(L->R.Kernels.size(), 1u);
+  EXPECT_EQ(L->R.Kernels[0], "good");
+  EXPECT_EQ(L->R.M->getFunction("bad"), nullptr);
+  // And the survivor compiles.
+  backend::CompileOptions Opts;
+  auto Obj = backend::compile(*L->R.M, Opts);
+  ASSERT_TRUE(static_cast<bool>(Obj)) << llvm::toString(Obj.takeError());
+  EXPECT_EQ(Obj->Kernels, std::vector<std::string>{"good"});
+}
+
+TEST(LiftIR, KernelParametersKeepPtxAlignment) {
+  // A by-value structure `.param .align 8 .b8 s[24]` becomes [3 x i64] (8-byte aligned).
+  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                     ".visible .entry k(.param .u32 a, .param .align 8 .b8 s[24], .param .f32 f)\n"
+                     "{\n.reg .b32 %r<3>;\nld.param.u32 %r1, [s+12];\nret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("p.ptx", Text));
+  ASSERT_TRUE(L->R.Failures.empty()) << L->R.Failures[0].Message;
+  llvm::Function *F = L->R.M->getFunction("k");
+  ASSERT_NE(F, nullptr);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  F->getFunctionType()->print(OS);
+  EXPECT_EQ(S, "void (i32, [3 x i64], float)");
+}
+
+TEST(Backend, WorkGroupSizeFromReqntidAndMaxntid) {
+  auto Attr = [](const std::string &Directive) -> std::string {
+    std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() " +
+                       Directive + "\n{\nret;\n}\n";
+    auto L = lift("w.ptx", Text);
+    if (!L)
+      return llvm::toString(L.takeError());
+    backend::CompileOptions Opts;
+    auto M = backend::prepareModule(*(*L)->R.M, Opts);
+    if (!M)
+      return llvm::toString(M.takeError());
+    llvm::Function *F = (*M)->getFunction("k");
+    EXPECT_EQ(F->getCallingConv(), llvm::CallingConv::AMDGPU_KERNEL);
+    return F->getFnAttribute("amdgpu-flat-work-group-size").getValueAsString().str();
+  };
+  EXPECT_EQ(Attr(".reqntid 16, 4, 1"), "64,64");
+  EXPECT_EQ(Attr(".maxntid 256, 1, 1"), "1,256");
+  EXPECT_EQ(Attr(""), "1,1024");
+}
+
+TEST(Backend, DivisionLowering) {
+  // div.rn.f32 must be the IEEE sequence (v_div_scale/v_div_fmas/v_div_fixup), div.approx.f32
+  // the fast reciprocal one. The emulator cannot run the IEEE sequence yet, so float_div.ptx is
+  // checked here rather than executed.
+  auto Text = readKernelPtx("float_div");
+  ASSERT_TRUE(static_cast<bool>(Text)) << llvm::toString(Text.takeError());
+  std::string Approx = *Text;
+  size_t At = Approx.find("div.rn.f32");
+  ASSERT_NE(At, std::string::npos);
+  Approx.replace(At, 10, "div.approx.f32");
+  for (const char *Arch : {"gfx942", "gfx1100"}) {
+    SCOPED_TRACE(Arch);
+    for (bool Rn : {true, false}) {
+      LIFT_ASSERT_OK_AND_ASSIGN(L, lift("float_div.ptx", Rn ? *Text : Approx));
+      backend::CompileOptions Opts;
+      Opts.Arch = Arch;
+      LIFT_ASSERT_OK_AND_ASSIGN(Obj, backend::compile(*L->R.M, Opts));
+      LIFT_ASSERT_OK_AND_ASSIGN(CO, emulator::CodeObject::load(Obj.Bytes));
+      const emulator::Kernel *K = CO->findKernel("float_div");
+      ASSERT_NE(K, nullptr);
+      std::string Mnemonics;
+      for (const emulator::DisassembledInstruction &I : CO->disassemble(*K))
+        Mnemonics += I.Text.substr(0, I.Text.find(' ')) + "\n";
+      for (const char *M : {"v_div_scale_f32\n", "v_div_fmas_f32\n", "v_div_fixup_f32\n"})
+        EXPECT_EQ(Mnemonics.find(M) != std::string::npos, Rn) << M << Mnemonics;
+      EXPECT_NE(Mnemonics.find("v_rcp_f32"), std::string::npos) << Mnemonics;
+    }
+  }
+}
+
+// The code objects of all five targets: every kernel present, kernarg offsets from the .param
+// list, LDS size, wave size and .maxntid bound, no scratch.
+class Backend : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Backend, CodeObjectMetadata) {
+  auto Text = readKernelPtx("shared_rev");
+  ASSERT_TRUE(static_cast<bool>(Text)) << llvm::toString(Text.takeError());
+  for (unsigned Cov : {4u, 5u, 6u}) {
+    SCOPED_TRACE("code object v" + std::to_string(Cov));
+    LIFT_ASSERT_OK_AND_ASSIGN(L, lift("shared_rev.ptx", *Text));
+    backend::CompileOptions Opts;
+    Opts.Arch = GetParam();
+    Opts.CodeObjectVersion = Cov;
+    LIFT_ASSERT_OK_AND_ASSIGN(Obj, backend::compile(*L->R.M, Opts));
+    EXPECT_EQ(Obj.Kernels, std::vector<std::string>{"shared_rev"});
+    LIFT_ASSERT_OK_AND_ASSIGN(CO, emulator::CodeObject::load(Obj.Bytes));
+    const emulator::Kernel *K = CO->findKernel("shared_rev");
+    ASSERT_NE(K, nullptr);
+    EXPECT_EQ(K->GroupSegmentFixedSize, 512u); // __shared__ unsigned tile[128]
+    EXPECT_EQ(K->PrivateSegmentFixedSize, 0u);
+    EXPECT_EQ(K->MaxFlatWorkgroupSize, 128u); // .maxntid 128, 1, 1
+    bool Wave64 = GetParam() == "gfx90a" || GetParam() == "gfx942";
+    EXPECT_EQ(K->WavefrontSize, Wave64 ? 64u : 32u);
+    std::vector<std::pair<uint32_t, uint32_t>> Explicit;
+    for (const emulator::KernelArgInfo &A : K->Args)
+      if (!A.isHidden())
+        Explicit.push_back({A.Offset, A.Size});
+    EXPECT_EQ(Explicit, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 8}, {8, 8}}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, Backend,
+                         ::testing::Values("gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"),
+                         [](const auto &Info) { return Info.param; });
+
+TEST(Backend, RejectsUnknownTargetAndVersion) {
+  auto Text = readKernelPtx("vector_add");
+  ASSERT_TRUE(static_cast<bool>(Text));
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("vector_add.ptx", *Text));
+  backend::CompileOptions Opts;
+  Opts.Arch = "gfx803";
+  auto Obj = backend::compile(*L->R.M, Opts);
+  ASSERT_FALSE(static_cast<bool>(Obj));
+  EXPECT_NE(llvm::toString(Obj.takeError()).find("unsupported target"), std::string::npos);
+  Opts.Arch = "gfx942";
+  Opts.CodeObjectVersion = 3;
+  auto Obj3 = backend::compile(*L->R.M, Opts);
+  ASSERT_FALSE(static_cast<bool>(Obj3));
+  llvm::consumeError(Obj3.takeError());
+}
+
+} // namespace

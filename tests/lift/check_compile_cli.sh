@@ -1,0 +1,53 @@
+#!/bin/sh
+# `reptx compile` end to end: a PTX file for two targets, the sample binary, --emit-llvm, and a
+# module where one kernel fails to lift (exit code 2, the other kernel still compiled).
+set -eu
+REPTX=$1
+KERNELS=$2
+SAMPLE=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+"$REPTX" compile "$KERNELS/vector_add.ptx" --arch gfx942,gfx1100 -o "$T/out" > "$T/log"
+test -s "$T/out/vector_add.gfx942.hsaco"
+test -s "$T/out/vector_add.gfx1100.hsaco"
+grep -q "gfx942: 1 kernel" "$T/log"
+
+"$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx1201 --cov 4 -o "$T/saxpy.hsaco" > /dev/null
+test -s "$T/saxpy.hsaco"
+
+"$REPTX" compile "$SAMPLE" --arch gfx90a -o "$T/sample.hsaco" > /dev/null
+test -s "$T/sample.hsaco"
+"$REPTX" compile "$SAMPLE" --arch gfx90a,gfx1030 -o "$T/sample" > /dev/null
+ls "$T/sample" | grep -q 'gfx1030.hsaco$'
+
+"$REPTX" compile "$KERNELS/int_mix.ptx" --emit-llvm > "$T/ir.ll"
+grep -q '@reptx.tid.x' "$T/ir.ll"
+
+cat > "$T/bad.ptx" <<'PTX'
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry bad(.param .u32 x)
+{
+.reg .b32 %r<3>;
+ld.param.u32 %r1, [x];
+bfe.u32 %r2, %r1, 0, 8;
+ret;
+}
+.visible .entry good()
+{
+ret;
+}
+PTX
+rc=0
+"$REPTX" compile "$T/bad.ptx" --arch gfx942 -o "$T/bad.hsaco" > /dev/null 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "bad.ptx:8: kernel 'bad'" "$T/err"
+grep -q "bfe.u32" "$T/err"
+test -s "$T/bad.hsaco"
+
+rc=0
+"$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx803 2> /dev/null || rc=$?
+test "$rc" = 1
+echo ok

@@ -1,0 +1,5 @@
+// y = a*x + y with a grid-stride loop (fma, loop, predicates).
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = a * x[i] + y[i];
+}

@@ -1,0 +1,6 @@
+// Element-wise float addition with a bounds check (tests/lift: lifted from nvcc's PTX).
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}

@@ -1,0 +1,188 @@
+// `reptx compile`: lift PTX (a file, or every PTX entry of a CUDA binary) to LLVM IR and compile
+// it into HSA code objects for one or more AMDGPU targets; --emit-llvm prints the lifted IR.
+#include "Commands.h"
+
+#include "reptx/backend/Backend.h"
+#include "reptx/frontend-ptx/Fatbin.h"
+#include "reptx/frontend-ptx/Parser.h"
+#include "reptx/ir/Lift.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+namespace reptx::tool {
+
+namespace {
+
+struct CompileOpts {
+  std::string Input;
+  std::string Archs = "gfx942";
+  std::string Output;
+  bool EmitLLVM = false;
+  unsigned Cov = 5;
+};
+
+struct PtxInput {
+  std::string Name; // used in diagnostics and output file names
+  std::string Text;
+};
+
+llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return llvm::createStringError(Buf.getError(), Path + ": " + Buf.getError().message());
+  llvm::StringRef Bytes = (*Buf)->getBuffer();
+  std::vector<PtxInput> Inputs;
+  if (!(Bytes.starts_with("\x7f"
+                          "ELF") ||
+        Bytes.starts_with("!<arch>\n") || Bytes.starts_with("\x50\xed\x55\xba"))) {
+    Inputs.push_back({Path, Bytes.str()});
+    return Inputs;
+  }
+  auto F = fatbin::scanFile(Path);
+  if (!F)
+    return F.takeError();
+  for (size_t CI = 0; CI < F->containers().size(); ++CI)
+    for (size_t EI = 0; EI < F->containers()[CI].Entries.size(); ++EI) {
+      const fatbin::Entry &E = F->containers()[CI].Entries[EI];
+      if (E.Kind != fatbin::EntryKind::PTX)
+        continue;
+      auto Text = F->ptxText(E);
+      if (!Text)
+        return Text.takeError();
+      Inputs.push_back({fmt::format("{}.c{}.e{}.{}", Path, CI, EI, E.arch()), std::move(*Text)});
+    }
+  if (Inputs.empty())
+    return llvm::createStringError(Path + ": no PTX entries");
+  return Inputs;
+}
+
+bool writeFile(const std::string &Path, llvm::ArrayRef<uint8_t> Bytes) {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_None);
+  if (EC) {
+    reportError(Path + ": " + EC.message());
+    return false;
+  }
+  OS.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
+  return true;
+}
+
+int runCompile(const CompileOpts &O) {
+  llvm::SmallVector<llvm::StringRef, 4> Archs;
+  llvm::StringRef(O.Archs).split(Archs, ',', -1, false);
+  for (llvm::StringRef A : Archs)
+    if (!backend::isSupportedArch(A)) {
+      reportError("unsupported --arch '" + A.str() +
+                  "' (expected gfx90a, gfx942, gfx1030, gfx1100 or gfx1201)");
+      return ExitUsage;
+    }
+  if (O.Cov < 4 || O.Cov > 6) {
+    reportError("--cov must be 4, 5 or 6");
+    return ExitUsage;
+  }
+  auto Inputs = readInputs(O.Input);
+  if (!Inputs) {
+    reportError(llvm::toString(Inputs.takeError()));
+    return ExitBadInput;
+  }
+  bool Single = Inputs->size() == 1 && Archs.size() == 1;
+  if (!Single && !O.Output.empty() && !O.EmitLLVM) {
+    if (std::error_code EC = llvm::sys::fs::create_directories(O.Output)) {
+      reportError(O.Output + ": " + EC.message());
+      return ExitBadInput;
+    }
+  }
+  // --emit-llvm -o FILE: every module's IR goes to one file, truncated first.
+  std::unique_ptr<llvm::raw_fd_ostream> IROut;
+  if (O.EmitLLVM && !O.Output.empty() && O.Output != "-") {
+    std::error_code EC;
+    IROut = std::make_unique<llvm::raw_fd_ostream>(O.Output, EC, llvm::sys::fs::OF_Text);
+    if (EC) {
+      reportError(O.Output + ": " + EC.message());
+      return ExitBadInput;
+    }
+  }
+  bool Ok = true;
+  for (PtxInput &In : *Inputs) {
+    std::string Name = In.Name;
+    ptx::ParseResult R = ptx::parse(Name, std::move(In.Text));
+    if (!R.ok()) {
+      for (const ptx::Diagnostic &D : R.Errors)
+        ptx::printDiagnostic(llvm::errs(), *R.M, D);
+      Ok = false;
+      continue;
+    }
+    llvm::LLVMContext Ctx;
+    auto Lifted = ir::liftModule(*R.M, Ctx);
+    if (!Lifted) {
+      reportError(llvm::toString(Lifted.takeError()));
+      Ok = false;
+      continue;
+    }
+    for (const ir::KernelFailure &F : Lifted->Failures) {
+      reportError(F.Message);
+      Ok = false;
+    }
+    if (O.EmitLLVM) {
+      Lifted->M->print(IROut ? *IROut : llvm::outs(), nullptr);
+      continue;
+    }
+    if (Lifted->Kernels.empty())
+      continue;
+    std::string Stem = llvm::sys::path::stem(Name).str();
+    if (!llvm::StringRef(Name).ends_with(".ptx"))
+      Stem = llvm::sys::path::filename(Name).str(); // "vecadd.c1.e1.sm_75" for binaries
+    for (llvm::StringRef Arch : Archs) {
+      backend::CompileOptions CO;
+      CO.Arch = Arch.str();
+      CO.CodeObjectVersion = O.Cov;
+      auto Obj = backend::compile(*Lifted->M, CO);
+      if (!Obj) {
+        reportError(Name + ": " + Arch.str() + ": " + llvm::toString(Obj.takeError()));
+        Ok = false;
+        continue;
+      }
+      std::string Path;
+      if (Single && !O.Output.empty()) {
+        Path = O.Output;
+      } else {
+        llvm::SmallString<256> P(O.Output.empty() ? "." : O.Output);
+        llvm::sys::path::append(P, Stem + "." + Arch.str() + ".hsaco");
+        Path = std::string(P);
+      }
+      if (!writeFile(Path, Obj->Bytes)) {
+        Ok = false;
+        continue;
+      }
+      llvm::outs() << fmt::format("{}: {} kernel{} -> {}\n", Arch.str(), Obj->Kernels.size(),
+                                  Obj->Kernels.size() == 1 ? "" : "s", Path);
+    }
+  }
+  return Ok ? ExitOk : ExitBadInput;
+}
+
+} // namespace
+
+Runner addCompileCommand(CLI::App &App) {
+  auto *Cmd =
+      App.add_subcommand("compile", "Compile PTX (a file or a CUDA binary) to AMDGPU code objects");
+  auto O = std::make_shared<CompileOpts>();
+  Cmd->add_option("input", O->Input, "PTX file or CUDA binary")->required();
+  Cmd->add_option("--arch", O->Archs,
+                  "Targets, comma-separated: gfx90a, gfx942, gfx1030, gfx1100, gfx1201")
+      ->capture_default_str();
+  Cmd->add_option("-o,--output", O->Output,
+                  "Output file (one module, one target) or directory (several)");
+  Cmd->add_flag("--emit-llvm", O->EmitLLVM, "Print the lifted, target-neutral LLVM IR");
+  Cmd->add_option("--cov", O->Cov, "Code object version: 4, 5 or 6")->capture_default_str();
+  return [O] { return runCompile(*O); };
+}
+
+} // namespace reptx::tool
