@@ -41,6 +41,14 @@ Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
     L.continueAfterTerminator();
     return Error::success();
   }
+  if (Op == "membar" || (Op == "fence" && !L.hasMod(".proxy") && !L.hasMod(".mbarrier_init"))) {
+    // membar.{cta,gl,sys} and fence.{sc,acq_rel} (9.7.13.4). ir/ stays target-neutral, so every
+    // scope becomes a system-scope fence: correct for all of them, stronger than .cta/.gl need.
+    // membar is fence.sc; fence.acq_rel (and fence.acquire/.release) orders like acq_rel.
+    bool Sc = Op == "membar" || L.hasMod(".sc");
+    B.CreateFence(Sc ? AtomicOrdering::SequentiallyConsistent : AtomicOrdering::AcquireRelease);
+    return Error::success();
+  }
   if (Op == "bar" || Op == "barrier") {
     // bar.sync a / barrier.sync a / bar.sync.aligned a (9.7.13.1) on barrier 0 with every thread
     // of the CTA; named barriers and thread counts come later.

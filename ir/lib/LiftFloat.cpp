@@ -74,6 +74,13 @@ Error liftFloat(FunctionLifter &L, const ptx::Instruction &I) {
     }
     return Result(Div);
   }
+  if (Op == "copysign") {
+    // copysign.type d, a, b: b with the sign bit of a (9.7.3.2); no .ftz, NaNs keep their payload.
+    auto A = L.read(I.Ops[1], Ty), C = L.read(I.Ops[2], Ty);
+    if (!A || !C)
+      return joinErrors(A.takeError(), C.takeError());
+    return L.write(I.Ops[0], B.CreateBinaryIntrinsic(Intrinsic::copysign, *C, *A));
+  }
   if (Op == "abs" || Op == "neg") {
     auto A = Src(1);
     if (!A)

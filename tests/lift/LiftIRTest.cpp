@@ -409,3 +409,25 @@ TEST(Backend, RejectsUnknownTargetAndVersion) {
 }
 
 } // namespace
+
+TEST(LiftIR, CopysignTakesTheSignOfTheFirstSource) {
+  // copysign.f32 d, a, b is b with a's sign (9.7.3.2): llvm.copysign(b, a), operands swapped.
+  std::string S = liftedIR("copysign.f32 %f1, %f2, %f3;");
+  // The value loaded from %f3 is the magnitude (first argument), the one from %f2 the sign.
+  auto LoadedFrom = [&](const std::string &Reg) {
+    size_t At = S.find("= load float, ptr addrspace(5) " + Reg + ",");
+    if (At == std::string::npos)
+      return std::string("<none>");
+    size_t Start = S.rfind('%', At);
+    return S.substr(Start, At - 1 - Start);
+  };
+  EXPECT_IR_HAS(S, "@llvm.copysign.f32(float " + LoadedFrom("%f3") + ", float " +
+                       LoadedFrom("%f2") + ")");
+}
+
+TEST(LiftIR, MembarAndFenceBecomeFences) {
+  EXPECT_IR_HAS(liftedIR("membar.gl;"), "fence seq_cst");
+  EXPECT_IR_HAS(liftedIR("membar.cta;"), "fence seq_cst");
+  EXPECT_IR_HAS(liftedIR("fence.sc.gpu;"), "fence seq_cst");
+  EXPECT_IR_HAS(liftedIR("fence.acq_rel.sys;"), "fence acq_rel");
+}
