@@ -90,6 +90,11 @@ void BM_ExtractAll(benchmark::State &State) {
 
 } // namespace
 
-BENCHMARK(BM_ExtractAll)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_ExtractAll)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 BENCHMARK_MAIN();

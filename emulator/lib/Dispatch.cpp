@@ -210,10 +210,8 @@ Error DispatchRun::setUp(uint64_t DispatchId, uint64_t LoadBase) {
   // The HSA runtime hands out kernarg buffers from a pool in 16-byte-aligned, padded blocks, and
   // LLVM relies on that: it widens scalar loads past the segment's end (an s_load_b128 at offset
   // 8 of a 20-byte segment on gfx11). Pad the same way so such loads read zeros, not a fault.
-  std::vector<uint8_t> Kernarg(std::max<uint64_t>((uint64_t(K.KernargSegmentSize) + 15) / 16 * 16 +
-                                                      16,
-                                                  16),
-                               0);
+  std::vector<uint8_t> Kernarg(
+      std::max<uint64_t>((uint64_t(K.KernargSegmentSize) + 15) / 16 * 16 + 16, 16), 0);
   std::copy(P.Kernargs.begin(), P.Kernargs.end(), Kernarg.begin());
   for (const KernelArgInfo &A : K.Args) {
     if (!A.isHidden())

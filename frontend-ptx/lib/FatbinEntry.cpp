@@ -96,9 +96,9 @@ llvm::Error parseContainer(llvm::StringRef Path, llvm::ArrayRef<uint8_t> Bytes,
     return containerError(Path, Off, "truncated header (16 bytes needed)");
   const uint8_t *H = Bytes.data() + Off;
   if (readLE<uint32_t>(H) != ContainerMagic)
-    return containerError(Path, Off,
-                          llvm::formatv("bad magic {0:x8} (expected {1:x8})", readLE<uint32_t>(H),
-                                        ContainerMagic));
+    return containerError(
+        Path, Off,
+        llvm::formatv("bad magic {0:x8} (expected {1:x8})", readLE<uint32_t>(H), ContainerMagic));
   C.Offset = Off;
   C.Version = readLE<uint16_t>(H + 4);
   C.HeaderSize = readLE<uint16_t>(H + 6);
@@ -245,15 +245,15 @@ llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
     if (FrameSize == ZSTD_CONTENTSIZE_ERROR)
       return Fail("not a zstd frame");
     if (FrameSize != ZSTD_CONTENTSIZE_UNKNOWN && FrameSize != Declared)
-      return Fail(llvm::formatv("zstd frame holds {0} bytes but the header declares {1}",
-                                FrameSize, Declared));
+      return Fail(llvm::formatv("zstd frame holds {0} bytes but the header declares {1}", FrameSize,
+                                Declared));
     Out.resize(Declared);
     thread_local ZstdContext Z;
     size_t R = ZSTD_decompressDCtx(Z.Ctx, Out.data(), Out.size(), Src, SrcSize);
     if (ZSTD_isError(R)) {
       if (ZSTD_getErrorCode(R) == ZSTD_error_dstSize_tooSmall)
-        return Fail(llvm::formatv("zstd data decompresses to more than the declared {0} bytes",
-                                  Declared));
+        return Fail(
+            llvm::formatv("zstd data decompresses to more than the declared {0} bytes", Declared));
       return Fail(llvm::formatv("corrupt zstd data: {0}", ZSTD_getErrorName(R)));
     }
     if (R != Declared)

@@ -74,8 +74,9 @@ struct Scanner {
       F.Kind = FileKind::Archive;
       if (auto Err = scanElfImages())
         return Err;
-    } else if (size() >= 4 && std::memcmp(D, "\x7f"
-                                             "ELF",
+    } else if (size() >= 4 && std::memcmp(D,
+                                          "\x7f"
+                                          "ELF",
                                           4) == 0) {
       if (auto Err = scanElfImages())
         return Err;
@@ -182,8 +183,8 @@ struct Scanner {
         return fail(llvm::formatv("{0}section header unreadable: {1}", Where, elf_errmsg(-1)));
       const char *Name = elf_strptr(E, ShStrNdx, Sh.sh_name);
       if (!Name)
-        return fail(llvm::formatv("{0}section {1} has an invalid name offset", Where,
-                                  elf_ndxscn(Scn)));
+        return fail(
+            llvm::formatv("{0}section {1} has an invalid name offset", Where, elf_ndxscn(Scn)));
       if (Sh.sh_type == SHT_NOBITS || Sh.sh_type == SHT_NULL)
         continue;
       if (Sh.sh_offset > ImageSize || Sh.sh_size > ImageSize - Sh.sh_offset)
@@ -215,8 +216,8 @@ struct Scanner {
     if (!WrapperScn)
       return llvm::Error::success();
     if (Eh.e_ident[EI_CLASS] != ELFCLASS64)
-      return fail(llvm::formatv("{0}32-bit ELF files with fatbin wrappers are not supported",
-                                Where));
+      return fail(
+          llvm::formatv("{0}32-bit ELF files with fatbin wrappers are not supported", Where));
 
     const SectionInfo &WS = Sections[IndexToSection[WrapperIndex]];
     if (WS.Size % WrapperSize != 0)
@@ -274,8 +275,8 @@ struct Scanner {
       for (size_t I = 0; I < N; ++I) {
         GElf_Rela R;
         if (!gelf_getrela(RD, int(I), &R))
-          return fail(llvm::formatv("{0}wrapper at {1:x}: relocation {2} unreadable", Where,
-                                    W.Offset, I));
+          return fail(
+              llvm::formatv("{0}wrapper at {1:x}: relocation {2} unreadable", Where, W.Offset, I));
         // Otherwise it would only show up as "no relocation fills its data pointer".
         if (R.r_offset >= SegmentSize)
           return fail(llvm::formatv("{0}wrapper at {1:x}: relocation {2} targets offset {3:x}, "
@@ -491,13 +492,13 @@ llvm::Expected<FatbinFile> scanFile(llvm::StringRef Path, const ScanOptions &Opt
   if (Size > 0) {
     std::error_code EC;
     auto Region = std::make_unique<llvm::sys::fs::mapped_file_region>(
-        llvm::sys::fs::convertFDToNativeFile(FD), llvm::sys::fs::mapped_file_region::priv, Size,
-        0, EC);
+        llvm::sys::fs::convertFDToNativeFile(FD), llvm::sys::fs::mapped_file_region::priv, Size, 0,
+        EC);
     llvm::sys::Process::SafelyCloseFileDescriptor(FD);
     if (EC)
       return Fail("cannot map file: " + EC.message());
-    F.Bytes = llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Region->const_data()),
-                                      Size);
+    F.Bytes =
+        llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Region->const_data()), Size);
     F.Store->Region = std::move(Region);
   } else {
     llvm::sys::Process::SafelyCloseFileDescriptor(FD);

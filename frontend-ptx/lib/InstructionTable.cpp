@@ -29,23 +29,25 @@ namespace {
 #define BITS "b8,b16,b32,b64,b128"
 #define ALLSCALAR BITS ",u8," INT16_64 ",s8,f16,f16x2,bf16,bf16x2,f32,f64,pred,tf32"
 #define CMP "eq,ne,lt,le,gt,ge,lo,ls,hi,hs,equ,neu,ltu,leu,gtu,geu,num,nan"
-#define SPACES "const,global,local,param,shared,shared::cta,shared::cluster,param::entry,param::func"
+#define SPACES                                                                                     \
+  "const,global,local,param,shared,shared::cta,shared::cluster,param::entry,param::func"
 #define SCOPES "cta,cluster,gpu,sys"
 // st has no .const and no .param::entry form: constant memory and kernel parameters are read-only.
 #define STSPACES "global,local,param,shared,shared::cta,shared::cluster,param::func"
 #define CVTTYPES                                                                                   \
-  "u8,u16,u32,u64,s8,s16,s32,s64,b8,b16,b32,b64,f16,f32,f64,bf16,f16x2,bf16x2,tf32,e4m3,e5m2,"      \
+  "u8,u16,u32,u64,s8,s16,s32,s64,b8,b16,b32,b64,f16,f32,f64,bf16,f16x2,bf16x2,tf32,e4m3,e5m2,"     \
   "e4m3x2,e5m2x2,e2m3x2,e3m2x2,e2m1x2,ue8m0x2,s2f6x2,e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4"
-#define L1EVICT "L1::evict_normal,L1::evict_unchanged,L1::evict_first,L1::evict_last,L1::no_allocate"
+#define L1EVICT                                                                                    \
+  "L1::evict_normal,L1::evict_unchanged,L1::evict_first,L1::evict_last,L1::no_allocate"
 #define L2EVICT "L2::evict_normal,L2::evict_first,L2::evict_last"
 #define L2PREFETCH "L2::64B,L2::128B,L2::256B"
 #define MEMTYPES BITS ",u8,u16,u32,u64,s8,s16,s32,s64,f16,f16x2,bf16,bf16x2,f32,f64"
 #define MMA_MODS                                                                                   \
-  "sync,aligned,row,col,satfinite,sp,sp::ordered_metadata,kind::f16,kind::f8f6f4,kind::mxf8f6f4,"   \
-  "kind::i8,kind::tf32,kind::mxf4,kind::mxf4nvf4,block_scale,scale_vec::1X,scale_vec::2X,"          \
-  "scale_vec::4X,ue8m0,ue4m3,m8n8k4,m8n8k16,m8n8k32,m8n8k128,m16n8k4,m16n8k8,m16n8k16,m16n8k32,"    \
-  "m16n8k64,m16n8k128,m16n8k256,m16n16k16,m32n8k16,m8n32k16,m16n16k8,m8n8k64,f16,f32,f64,bf16,"     \
-  "tf32,s8,u8,s4,u4,b1,s32,e4m3,e5m2,e3m2,e2m3,e2m1,xor,and,popc,a,b,c,d,load,store,mma,shared,"  \
+  "sync,aligned,row,col,satfinite,sp,sp::ordered_metadata,kind::f16,kind::f8f6f4,kind::mxf8f6f4,"  \
+  "kind::i8,kind::tf32,kind::mxf4,kind::mxf4nvf4,block_scale,scale_vec::1X,scale_vec::2X,"         \
+  "scale_vec::4X,ue8m0,ue4m3,m8n8k4,m8n8k16,m8n8k32,m8n8k128,m16n8k4,m16n8k8,m16n8k16,m16n8k32,"   \
+  "m16n8k64,m16n8k128,m16n8k256,m16n16k16,m32n8k16,m8n32k16,m16n16k8,m8n8k64,f16,f32,f64,bf16,"    \
+  "tf32,s8,u8,s4,u4,b1,s32,e4m3,e5m2,e3m2,e2m3,e2m1,xor,and,popc,a,b,c,d,load,store,mma,shared,"   \
   "shared::cta,global,relu,abs,NaN"
 #define WGMMA_MODS                                                                                 \
   "sync,aligned,fence,commit_group,wait_group,mma_async,sp,satfinite,f16,f32,bf16,tf32,e4m3,"      \
@@ -58,9 +60,10 @@ namespace {
   "m64n16k8,m64n32k8,m64n64k8,m64n128k8,m64n256k8,m64n8k32,m64n16k32,m64n32k32,m64n64k32,"         \
   "m64n128k32,m64n256k32,m64n8k256,m64n16k256,m64n32k256,m64n64k256,m64n128k256,m64n256k256"
 #define BULK_MODS                                                                                  \
-  "async,shared,local,wait_all,bulk,tensor,reduce,prefetch,commit_group,wait_group,wait_group.read,read,1d,2d,3d,4d,5d," \
+  "async,shared,local,wait_all,bulk,tensor,reduce,prefetch,commit_group,wait_group,wait_group."    \
+  "read,read,1d,2d,3d,4d,5d,"                                                                      \
   "tile,im2col,im2col::w,im2col::w::128,im2col_no_offs,tile::gather4,tile::scatter4,"              \
-  "shared::cluster,shared::cta,global,mbarrier::complete_tx::bytes,bulk_group,multicast::cluster,"  \
+  "shared::cluster,shared::cta,global,mbarrier::complete_tx::bytes,bulk_group,multicast::cluster," \
   "L2::cache_hint,cta_group::1,cta_group::2,add,min,max,inc,dec,and,or,xor,f16,bf16,f32,f64,u32,"  \
   "s32,u64,s64,b32,b64,noftz,cp_mask,ca,cg,L2::64B,L2::128B,L2::256B,mbarrier,arrive,noinc,"       \
   "load_mode,L2::evict_last,L2::evict_first,L2::evict_normal,L2::evict_unchanged,ignore_oob"
@@ -68,7 +71,7 @@ namespace {
   "1d,2d,3d,a1d,a2d,cube,acube,2dms,a2dms,v2,v4,f32,f16,s32,u32,b32,b8,b16,b64,level,grad,base,"   \
   "r,g,b,a,width,height,depth,channel_data_type,channel_order,normalized_coords,filter_mode,"      \
   "addr_mode_0,addr_mode_1,addr_mode_2,force_unnormalized_coords,num_samples,num_mipmap_levels,"   \
-  "array_size,memory_layout,trap,clamp,zero,add,min,max,inc,dec,and,or,xor,u64,s64,b,p,texref,"   \
+  "array_size,memory_layout,trap,clamp,zero,add,min,max,inc,dec,and,or,xor,u64,s64,b,p,texref,"    \
   "samplerref,surfref"
 #define VIDEO_MODS                                                                                 \
   "u32,s32,sat,add,min,max,b0,b1,b2,b3,h0,h1,clamp,wrap,eq,ne,lt,le,gt,ge,po,shr7,shr15,"          \
@@ -299,8 +302,8 @@ const Table &table() {
         MG.Required = G.consume_front("!");
         // The group name ends at the first ':' that is not part of a '::' inside a value.
         size_t Colon = 0;
-        while ((Colon = G.find(':', Colon)) != llvm::StringRef::npos &&
-               Colon + 1 < G.size() && G[Colon + 1] == ':')
+        while ((Colon = G.find(':', Colon)) != llvm::StringRef::npos && Colon + 1 < G.size() &&
+               G[Colon + 1] == ':')
           Colon += 2;
         llvm::StringRef Head = G.substr(0, Colon);
         llvm::StringRef Values = Colon == llvm::StringRef::npos ? "" : G.substr(Colon + 1);
@@ -348,9 +351,7 @@ const InstructionFamily *lookupFamily(llvm::StringRef Opcode) {
   return It == T.ByOpcode.end() ? nullptr : &T.Families[It->second];
 }
 
-unsigned familyIndex(const InstructionFamily &F) {
-  return unsigned(&F - table().Families.data());
-}
+unsigned familyIndex(const InstructionFamily &F) { return unsigned(&F - table().Families.data()); }
 
 int InstructionFamily::groupOf(llvm::StringRef Mod) const {
   const auto &Index = table().GroupIndex[familyIndex(*this)];

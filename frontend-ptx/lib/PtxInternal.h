@@ -78,14 +78,14 @@ private:
   std::vector<Scope> Scopes; // [0] = function parameters
   unsigned Depth = 0;        // scopes in use (vectors are reused between functions)
   bool InFunction = false;
-  llvm::DenseMap<const char *, uint32_t> Labels; // label -> offset, current function
+  llvm::DenseMap<const char *, uint32_t> Labels;     // label -> offset, current function
   llvm::DenseMap<const char *, uint32_t> LabelBlock; // label -> serial of its { } block
   std::vector<uint32_t> BlockSerial;                 // per scope depth: serial of the open block
   uint32_t BlocksOpened = 0;
-  std::vector<Range> GlobalRanges; // module-scope %name<N> declarations
-  std::vector<Pending> FunctionPending;          // non-local names used in this function
-  std::vector<Pending> ModulePending;            // names for module scope
-  llvm::DenseSet<const char *> Globals;          // variables, functions, prototypes
+  std::vector<Range> GlobalRanges;      // module-scope %name<N> declarations
+  std::vector<Pending> FunctionPending; // non-local names used in this function
+  std::vector<Pending> ModulePending;   // names for module scope
+  llvm::DenseSet<const char *> Globals; // variables, functions, prototypes
   // Names found in the parameter or outermost body scope: they stay visible for the rest of the
   // function, so later uses need no scope walk.
   llvm::DenseSet<const char *> FunctionWide;

@@ -119,9 +119,30 @@ public:
 private:
   static bool isPunct(unsigned char C) {
     switch (C) {
-    case ',': case ';': case ':': case '{': case '}': case '[': case ']': case '(': case ')':
-    case '+': case '-': case '*': case '/': case '%': case '&': case '|': case '^': case '~':
-    case '!': case '@': case '<': case '>': case '=': case '?':
+    case ',':
+    case ';':
+    case ':':
+    case '{':
+    case '}':
+    case '[':
+    case ']':
+    case '(':
+    case ')':
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+    case '&':
+    case '|':
+    case '^':
+    case '~':
+    case '!':
+    case '@':
+    case '<':
+    case '>':
+    case '=':
+    case '?':
       return true;
     default:
       return false;
@@ -179,7 +200,8 @@ private:
     while (P < E && *P >= '0' && *P <= '9')
       ++P;
     bool IsFloat = false;
-    if (P < E && *P == '.' && !(P + 1 < E && Lexer::isIdentStart(static_cast<unsigned char>(P[1])))) {
+    if (P < E && *P == '.' &&
+        !(P + 1 < E && Lexer::isIdentStart(static_cast<unsigned char>(P[1])))) {
       IsFloat = true;
       ++P;
       while (P < E && *P >= '0' && *P <= '9')

@@ -8,8 +8,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <xxhash.h>
 #include "llvm/Support/SaveAndRestore.h"
+#include <xxhash.h>
 
 #include <algorithm>
 
@@ -72,11 +72,11 @@ StateSpace stateSpaceFromName(llvm::StringRef S) {
 
 bool isTypeName(llvm::StringRef S) {
   static const llvm::StringRef Types[] = {
-      ".b8",    ".b16",    ".b32",     ".b64",     ".b128",  ".u8",    ".u16",   ".u32",
-      ".u64",   ".s8",     ".s16",     ".s32",     ".s64",   ".f16",   ".f16x2", ".f32",
-      ".f64",   ".bf16",   ".bf16x2",  ".tf32",    ".pred",  ".e4m3",  ".e5m2",  ".e4m3x2",
-      ".e5m2x2", ".e2m3",  ".e3m2",    ".e2m1",    ".e2m3x2", ".e3m2x2", ".e2m1x2", ".ue8m0",
-      ".ue8m0x2", ".texref", ".samplerref", ".surfref", ".s2f6x2", ".u128", ".s128", ".f128"};
+      ".b8",      ".b16",    ".b32",        ".b64",     ".b128",   ".u8",     ".u16",    ".u32",
+      ".u64",     ".s8",     ".s16",        ".s32",     ".s64",    ".f16",    ".f16x2",  ".f32",
+      ".f64",     ".bf16",   ".bf16x2",     ".tf32",    ".pred",   ".e4m3",   ".e5m2",   ".e4m3x2",
+      ".e5m2x2",  ".e2m3",   ".e3m2",       ".e2m1",    ".e2m3x2", ".e3m2x2", ".e2m1x2", ".ue8m0",
+      ".ue8m0x2", ".texref", ".samplerref", ".surfref", ".s2f6x2", ".u128",   ".s128",   ".f128"};
   for (llvm::StringRef T : Types)
     if (S == T)
       return true;
@@ -656,11 +656,15 @@ private:
     if (T.K != Tok::Punct)
       return -1;
     switch (T.P) {
-    case '*': case '/': case '%':
+    case '*':
+    case '/':
+    case '%':
       return 7;
-    case '+': case '-':
+    case '+':
+    case '-':
       return 6;
-    case '<': case '>':
+    case '<':
+    case '>':
       return 4;
     case '&':
       return 3;

@@ -270,10 +270,8 @@ void printStatement(llvm::raw_ostream &OS, const Statement &S, unsigned Indent,
     printBlock(OS, *S.B, Indent, Protos);
     return;
   case Statement::Directive:
-    OS << Tabs << S.R->Text << (S.R->Text.ends_with(";") || S.R->Name == ".loc" ||
-                                        S.R->Name == ".file"
-                                    ? ""
-                                    : ";")
+    OS << Tabs << S.R->Text
+       << (S.R->Text.ends_with(";") || S.R->Name == ".loc" || S.R->Name == ".file" ? "" : ";")
        << "\n";
     return;
   }
@@ -302,8 +300,7 @@ void print(llvm::raw_ostream &OS, const Module &M) {
   for (const TopLevel &T : M.Items) {
     switch (T.K) {
     case TopLevel::Directive:
-      OS << T.R->Text
-         << (T.R->Name == ".pragma" ? ";" : "") << "\n";
+      OS << T.R->Text << (T.R->Name == ".pragma" ? ";" : "") << "\n";
       break;
     case TopLevel::Alias:
       OS << ".alias " << T.AliasName << ", " << T.AliasTarget << ";\n";
@@ -399,8 +396,7 @@ struct Comparer {
   bool operand(const Operand &A, const Operand &B) {
     if (A.K != B.K || A.Negated != B.Negated || A.Minus != B.Minus || A.Sym != B.Sym ||
         A.IntValue != B.IntValue || A.FloatBits != B.FloatBits || A.IsDouble != B.IsDouble ||
-        A.Unsigned != B.Unsigned || A.Component != B.Component ||
-        A.Elems.size() != B.Elems.size())
+        A.Unsigned != B.Unsigned || A.Component != B.Component || A.Elems.size() != B.Elems.size())
       return fail(llvm::formatv("operand differs: '{0}' vs '{1}'", A.Sym, B.Sym));
     for (size_t I = 0; I < A.Elems.size(); ++I)
       if (!operand(A.Elems[I], B.Elems[I]))
@@ -434,8 +430,7 @@ struct Comparer {
     if (!A || !B)
       return A == B || fail("body presence differs");
     if (A->Body.size() != B->Body.size())
-      return fail(llvm::formatv("block has {0} vs {1} statements", A->Body.size(),
-                                B->Body.size()));
+      return fail(llvm::formatv("block has {0} vs {1} statements", A->Body.size(), B->Body.size()));
     for (size_t I = 0; I < A->Body.size(); ++I) {
       const Statement &X = A->Body[I], &Y = B->Body[I];
       if (X.K != Y.K)

@@ -12,17 +12,41 @@ namespace {
 
 /// Special registers (PTX ISA chapter 10), matched on the name without a component.
 bool isSpecialRegister(llvm::StringRef N) {
-  static const llvm::StringRef Exact[] = {
-      "%tid",          "%ntid",          "%laneid",          "%warpid",
-      "%nwarpid",      "%ctaid",         "%nctaid",          "%smid",
-      "%nsmid",        "%gridid",        "%lanemask_eq",     "%lanemask_le",
-      "%lanemask_lt",  "%lanemask_ge",   "%lanemask_gt",     "%clock",
-      "%clock_hi",     "%clock64",       "%globaltimer",     "%globaltimer_lo",
-      "%globaltimer_hi", "%total_smem_size", "%aggr_smem_size", "%dynamic_smem_size",
-      "%is_explicit_cluster", "%clusterid", "%nclusterid",   "%cluster_ctaid",
-      "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%current_graph_exec",
-      "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
-      "%reserved_smem_offset_cap"};
+  static const llvm::StringRef Exact[] = {"%tid",
+                                          "%ntid",
+                                          "%laneid",
+                                          "%warpid",
+                                          "%nwarpid",
+                                          "%ctaid",
+                                          "%nctaid",
+                                          "%smid",
+                                          "%nsmid",
+                                          "%gridid",
+                                          "%lanemask_eq",
+                                          "%lanemask_le",
+                                          "%lanemask_lt",
+                                          "%lanemask_ge",
+                                          "%lanemask_gt",
+                                          "%clock",
+                                          "%clock_hi",
+                                          "%clock64",
+                                          "%globaltimer",
+                                          "%globaltimer_lo",
+                                          "%globaltimer_hi",
+                                          "%total_smem_size",
+                                          "%aggr_smem_size",
+                                          "%dynamic_smem_size",
+                                          "%is_explicit_cluster",
+                                          "%clusterid",
+                                          "%nclusterid",
+                                          "%cluster_ctaid",
+                                          "%cluster_nctaid",
+                                          "%cluster_ctarank",
+                                          "%cluster_nctarank",
+                                          "%current_graph_exec",
+                                          "%reserved_smem_offset_begin",
+                                          "%reserved_smem_offset_end",
+                                          "%reserved_smem_offset_cap"};
   for (llvm::StringRef E : Exact)
     if (N == E)
       return true;
@@ -30,8 +54,7 @@ bool isSpecialRegister(llvm::StringRef N) {
     unsigned V;
     return N.starts_with(Prefix) && !N.drop_front(Prefix.size()).getAsInteger(10, V) && V < Limit;
   };
-  return Numbered("%envreg", 32) || Numbered("%pm", 8) ||
-         Numbered("%reserved_smem_offset_", 3) ||
+  return Numbered("%envreg", 32) || Numbered("%pm", 8) || Numbered("%reserved_smem_offset_", 3) ||
          (N.starts_with("%pm") && N.ends_with("_64") && N.size() == 7);
 }
 
@@ -288,7 +311,7 @@ void Validator::finishModule() {
 }
 
 const Validator::Spelling *Validator::addSpelling(Symbol Full, Symbol Opcode,
-                                                 llvm::ArrayRef<Symbol> Mods) {
+                                                  llvm::ArrayRef<Symbol> Mods) {
   Spelling S;
   S.Opcode = Opcode;
   S.Mods = Mods;
@@ -323,8 +346,8 @@ const Validator::Spelling *Validator::addSpelling(Symbol Full, Symbol Opcode,
           Allowed += (K ? ", " : "") + F->Groups[G].Values[K];
         if (F->Groups[G].Values.size() > 6)
           Allowed += ", ...";
-        Fail(0, llvm::formatv("'{0}' needs a {1} modifier ({2})", Opcode, F->Groups[G].Name,
-                              Allowed));
+        Fail(0,
+             llvm::formatv("'{0}' needs a {1} modifier ({2})", Opcode, F->Groups[G].Name, Allowed));
       }
   }
   SpellingIndex[Full.data()] = unsigned(Spellings.size());

@@ -86,8 +86,8 @@ int main(int argc, char **argv) {
         XXH128_hash_t H = XXH3_128bits(Body->data(), Body->size());
         if (!Seen.insert({H.high64, H.low64}).second)
           continue;
-        Texts.push_back({llvm::sys::path::filename(Path).str() + "[c" + std::to_string(CI) +
-                             ".e" + std::to_string(EI) + "]",
+        Texts.push_back({llvm::sys::path::filename(Path).str() + "[c" + std::to_string(CI) + ".e" +
+                             std::to_string(EI) + "]",
                          std::move(*Body)});
       }
   }
@@ -120,8 +120,8 @@ int main(int argc, char **argv) {
     if (!R2.ok() || !ptx::equivalent(*R.M, *R2.M, &Why)) {
       ++RoundTripFailures;
       std::lock_guard<std::mutex> G(Out);
-      llvm::errs() << T.Name << ": round trip differs: "
-                   << (R2.ok() ? Why : R2.Errors[0].Message) << "\n";
+      llvm::errs() << T.Name << ": round trip differs: " << (R2.ok() ? Why : R2.Errors[0].Message)
+                   << "\n";
     }
   });
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();

@@ -109,11 +109,11 @@ TEST(Integrity, MessageLayout) {
 TEST(Integrity, AnswersPerChallenge) {
   IntegrityInputs In;
   In.Challenge = 13000;
-  EXPECT_EQ(integrityAnswer(In), (std::array<uint64_t, 2>{0x3341181C03CB675Cull,
-                                                         0x8ED383AA1F4CD1E8ull}));
+  EXPECT_EQ(integrityAnswer(In),
+            (std::array<uint64_t, 2>{0x3341181C03CB675Cull, 0x8ED383AA1F4CD1E8ull}));
   In.Challenge = 13001;
-  EXPECT_EQ(integrityAnswer(In), (std::array<uint64_t, 2>{0x1841181C03CB675Cull,
-                                                         0x8ED383AA1F4CD1E8ull}));
+  EXPECT_EQ(integrityAnswer(In),
+            (std::array<uint64_t, 2>{0x1841181C03CB675Cull, 0x8ED383AA1F4CD1E8ull}));
   // Challenge 13002: HMAC-MD2 of the 48-byte message (driver 13000, challenge 13002, all other
   // fields 0, no device), its 16 bytes stored as-is into the two words. Expected value from
   // hmac_md2_reference.py: f175516aca2bcba81022172cdbf1032d.

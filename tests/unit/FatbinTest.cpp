@@ -23,9 +23,9 @@ struct EntrySpec {
   uint32_t Arch = 80;
   uint16_t Major = 9, Minor = 0;
   uint64_t Flags = Flag64Bit | FlagLinux;
-  std::string Payload;      // uncompressed bytes
+  std::string Payload; // uncompressed bytes
   Compression Comp = Compression::None;
-  std::string Options;      // aux string
+  std::string Options; // aux string
 };
 
 /// Builds one entry the way fatbinary 13.0 lays it out (fatbin-format.md §4, §8).
@@ -36,12 +36,13 @@ std::vector<uint8_t> buildEntry(const EntrySpec &S) {
   uint64_t USize = 0;
   if (S.Comp == Compression::Zstd) {
     Stored.resize(ZSTD_compressBound(S.Payload.size()));
-    Stored.resize(ZSTD_compress(Stored.data(), Stored.size(), S.Payload.data(), S.Payload.size(), 5));
+    Stored.resize(
+        ZSTD_compress(Stored.data(), Stored.size(), S.Payload.data(), S.Payload.size(), 5));
     Flags |= FlagCompressZstd;
   } else if (S.Comp == Compression::LZ4) {
     Stored.resize(LZ4_compressBound(S.Payload.size()));
-    Stored.resize(LZ4_compress_default(S.Payload.data(), Stored.data(), S.Payload.size(),
-                                       Stored.size()));
+    Stored.resize(
+        LZ4_compress_default(S.Payload.data(), Stored.data(), S.Payload.size(), Stored.size()));
     Flags |= FlagCompressLZ4;
   }
   if (S.Comp != Compression::None) {
@@ -123,8 +124,8 @@ TEST(Fatbin, BareContainerEveryCompression) {
     const Entry &E = C.Entries[I];
     EXPECT_EQ(E.compression(), Kinds[I]);
     EXPECT_EQ(E.Arch, unsigned(75 + I));
-    EXPECT_EQ(E.declaredSize(), I == 0 ? (ptxPayload().size() + 7) & ~size_t(7)
-                                       : ptxPayload().size());
+    EXPECT_EQ(E.declaredSize(),
+              I == 0 ? (ptxPayload().size() + 7) & ~size_t(7) : ptxPayload().size());
     auto Text = F->ptxText(E);
     ASSERT_TRUE(bool(Text)) << errorOf(Text.takeError());
     EXPECT_EQ(*Text, Ptx);
@@ -144,7 +145,10 @@ TEST(Fatbin, CubinPayloadIsReturnedWhole) {
   S.Kind = 2;
   S.Major = 1;
   S.Minor = 8;
-  S.Payload = std::string("\x7f" "ELF", 4) + std::string(60, '\x01');
+  S.Payload = std::string("\x7f"
+                          "ELF",
+                          4) +
+              std::string(60, '\x01');
   S.Comp = Compression::Zstd;
   auto F = scanBuffer(buildContainer({S}), "cubin.fatbin");
   ASSERT_TRUE(bool(F)) << errorOf(F.takeError());
@@ -196,10 +200,10 @@ TEST(Fatbin, StrictErrorsNameFileOffsetAndProblem) {
   put<uint64_t>(Lying, 8, Good.size()); // fat_size 16 bytes too large
   auto F = scanBuffer(Lying, "lying.fatbin");
   ASSERT_FALSE(bool(F));
-  EXPECT_EQ(errorOf(F.takeError()),
-            "lying.fatbin: container at 0x0: size " + std::to_string(Good.size()) +
-                " extends past the end of its section or file (" +
-                std::to_string(Good.size() - 16) + " bytes available)");
+  EXPECT_EQ(errorOf(F.takeError()), "lying.fatbin: container at 0x0: size " +
+                                        std::to_string(Good.size()) +
+                                        " extends past the end of its section or file (" +
+                                        std::to_string(Good.size() - 16) + " bytes available)");
 
   auto BadKind = Good;
   put<uint16_t>(BadKind, 16, 5);

@@ -47,8 +47,8 @@ int runCoverage() {
       }
     }
     (Loose ? Permissive : Strict)++;
-    std::string Ops = F.MinOps == F.MaxOps ? std::to_string(F.MinOps)
-                                           : fmt::format("{}–{}", F.MinOps, F.MaxOps);
+    std::string Ops =
+        F.MinOps == F.MaxOps ? std::to_string(F.MinOps) : fmt::format("{}–{}", F.MinOps, F.MaxOps);
     OS << fmt::format("| `{}` | {} | {} | {} | {} | {} | – | – |\n", F.Opcode.str(),
                       F.Category.str(), F.Section.str(), Ops, Groups,
                       Loose ? "yes (permissive)" : "yes");

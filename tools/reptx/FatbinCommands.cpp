@@ -192,15 +192,15 @@ int runList(const std::vector<std::string> &Paths, bool Json, unsigned Jobs) {
     if (!NumEntries)
       continue;
     llvm::outs() << fmt::format("  {:>9}  {:<5}  {:<8}  {:<7}  {:<5}  {:>10}  {:>10}  {:>7}  {}\n",
-                                "ENTRY", "KIND", "ARCH", "VERSION", "COMPR", "STORED",
-                                "SIZE", "KERNELS", "SECTION / OPTIONS");
+                                "ENTRY", "KIND", "ARCH", "VERSION", "COMPR", "STORED", "SIZE",
+                                "KERNELS", "SECTION / OPTIONS");
     size_t Flat = 0;
     for (size_t CI = 0; CI < F.containers().size(); ++CI) {
       const Container &C = F.containers()[CI];
       for (size_t EI = 0; EI < C.Entries.size(); ++EI, ++Flat) {
         const Entry &E = C.Entries[EI];
-        std::string Kernels = E.Kind == EntryKind::PTX ? std::to_string(Info[FI][Flat].Kernels)
-                                                       : std::string("-");
+        std::string Kernels =
+            E.Kind == EntryKind::PTX ? std::to_string(Info[FI][Flat].Kernels) : std::string("-");
         std::string Where = fmt::format("{}@0x{:x}", C.Section, C.Offset);
         if (E.Kind != EntryKind::Cubin && !llvm::StringRef(E.Aux).trim().empty())
           Where += " [" + llvm::StringRef(E.Aux).trim().str() + "]";

@@ -63,15 +63,17 @@ int runParse(const ParseOpts &O) {
   Summary Sum;
   bool Ok = true;
   for (const std::string &Path : O.Paths) {
-    auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    auto Buf =
+        llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Buf) {
       reportError(Path + ": " + Buf.getError().message());
       Ok = false;
       continue;
     }
     llvm::StringRef Bytes = (*Buf)->getBuffer();
-    if (Bytes.starts_with("\x7f" "ELF") || Bytes.starts_with("!<arch>\n") ||
-        Bytes.starts_with("\x50\xed\x55\xba")) {
+    if (Bytes.starts_with("\x7f"
+                          "ELF") ||
+        Bytes.starts_with("!<arch>\n") || Bytes.starts_with("\x50\xed\x55\xba")) {
       // A CUDA binary: parse each of its PTX entries.
       auto F = fatbin::scanFile(Path);
       if (!F) {
@@ -90,8 +92,8 @@ int runParse(const ParseOpts &O) {
             Ok = false;
             continue;
           }
-          Ok &= parseOne(fmt::format("{}[c{}.e{}.{}]", Path, CI, EI, E.arch()), std::move(*Text),
-                         O, Sum);
+          Ok &= parseOne(fmt::format("{}[c{}.e{}.{}]", Path, CI, EI, E.arch()), std::move(*Text), O,
+                         Sum);
         }
       continue;
     }

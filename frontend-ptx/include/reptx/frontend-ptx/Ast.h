@@ -47,15 +47,15 @@ struct Expr; // constant expressions in initializers and array sizes
 
 struct Operand {
   enum Kind : uint8_t {
-    Name,      // register, special register, variable, function, label: Sym
-    Int,       // integer literal: IntValue (two's complement, 64 bits)
-    Float,     // 0fXXXXXXXX / 0dXXXXXXXXXXXXXXXX or decimal: FloatBits, IsDouble
-    Sink,      // _
-    Vector,    // {a, b, c}: Elems
-    Address,   // [base+offset] or [a, {b}] (textures): Elems[0] base (may be absent), IntValue
-    List,      // (a, b) in call: Elems
-    Pair,      // %r|%p dual destination: Elems[0], Elems[1]
-    ExprOp,    // a constant expression operand: E
+    Name,    // register, special register, variable, function, label: Sym
+    Int,     // integer literal: IntValue (two's complement, 64 bits)
+    Float,   // 0fXXXXXXXX / 0dXXXXXXXXXXXXXXXX or decimal: FloatBits, IsDouble
+    Sink,    // _
+    Vector,  // {a, b, c}: Elems
+    Address, // [base+offset] or [a, {b}] (textures): Elems[0] base (may be absent), IntValue
+    List,    // (a, b) in call: Elems
+    Pair,    // %r|%p dual destination: Elems[0], Elems[1]
+    ExprOp,  // a constant expression operand: E
   };
   Kind K = Name;
   bool Negated = false; // !%p
@@ -86,7 +86,13 @@ struct Expr {
 
 // ---------------------------------------------------------------- declarations
 
-enum Linkage : uint8_t { LinkNone = 0, LinkVisible = 1, LinkExtern = 2, LinkWeak = 4, LinkCommon = 8 };
+enum Linkage : uint8_t {
+  LinkNone = 0,
+  LinkVisible = 1,
+  LinkExtern = 2,
+  LinkWeak = 4,
+  LinkCommon = 8
+};
 
 /// `.reg .b32 %r<100>;`, `.shared .align 16 .b8 smem[1024];`, `.global .u32 g = 5;`,
 /// `.param .u64 .ptr .global .align 8 p`.
@@ -98,9 +104,9 @@ struct VarDecl {
   uint8_t VectorWidth = 0; // .v2/.v4/.v8: 2/4/8
   TypeName Type;
   Symbol Name;
-  uint32_t RangeCount = 0;              // %r<100>: 100 (declares %r0..%r99)
-  llvm::ArrayRef<const Expr *> Dims;    // [N][M]; a null entry is [] (size from initializer)
-  const Expr *Init = nullptr;           // = value / = {...}
+  uint32_t RangeCount = 0;           // %r<100>: 100 (declares %r0..%r99)
+  llvm::ArrayRef<const Expr *> Dims; // [N][M]; a null entry is [] (size from initializer)
+  const Expr *Init = nullptr;        // = value / = {...}
   // .param .ptr attributes
   bool IsPtr = false;
   StateSpace PtrSpace = StateSpace::None;
@@ -110,12 +116,12 @@ struct VarDecl {
 
 struct Instruction {
   Loc L;
-  Symbol Guard;               // predicate register; empty when unguarded
+  Symbol Guard; // predicate register; empty when unguarded
   bool GuardNegated = false;
-  Symbol Opcode;              // "ld"
+  Symbol Opcode;               // "ld"
   llvm::ArrayRef<Symbol> Mods; // ".global", ".v4", ".f32" (as written, in order)
   llvm::ArrayRef<Operand> Ops;
-  uint16_t Family = 0;        // index into the instruction table
+  uint16_t Family = 0; // index into the instruction table
 };
 
 struct Statement;
@@ -130,7 +136,7 @@ struct Block {
 /// .loc, .pragma, .file, .section (DWARF), .maxnreg inside bodies, and so on.
 struct RawDirective {
   Loc L;
-  Symbol Name;       // ".loc"
+  Symbol Name;          // ".loc"
   llvm::StringRef Text; // the directive's text up to (not including) its terminator
 };
 

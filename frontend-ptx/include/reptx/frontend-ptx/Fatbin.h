@@ -92,7 +92,7 @@ struct Container {
 struct Wrapper {
   uint64_t Offset = 0; // file offset of the record
   uint32_t Version = 0;
-  uint64_t Data = 0;   // the data field as stored (VA, or 0 + relocation in objects)
+  uint64_t Data = 0; // the data field as stored (VA, or 0 + relocation in objects)
   std::optional<uint64_t> ContainerOffset; // file offset of the container it points to
   uint64_t PrelinkedList = 0; // version 2: VA of __cudaPrelinkedFatbins[] (filled at run time)
 };

@@ -13,8 +13,8 @@
 namespace reptx::ptx {
 
 struct ModifierGroup {
-  std::string Name;                  // "type", "rnd", "ftz"
-  std::vector<std::string> Values;   // ".u32", ".rn" (with the dot)
+  std::string Name;                // "type", "rnd", "ftz"
+  std::vector<std::string> Values; // ".u32", ".rn" (with the dot)
   bool Required = false;
   unsigned Max = 1; // how many values of the group one instruction may carry
 };

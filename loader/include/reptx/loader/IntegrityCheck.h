@@ -35,11 +35,11 @@ struct IntegrityInputs {
   uint32_t DriverVersion = 0; // as cuDriverGetVersion reports it
   uint32_t Challenge = 0;
   uint32_t ProcessId = 0;
-  uint32_t ThreadId = 0;              // (uint32_t)pthread_self() of the calling thread
-  uint64_t CudartInterfaceTable = 0;  // address of the CUDART_INTERFACE export table
-  uint64_t IntegrityTable = 0;        // address of the INTEGRITY_CHECK export table
-  uint64_t IntegrityFunction = 0;     // INTEGRITY_CHECK table slot 1
-  uint64_t UnixSeconds = 0;           // the time argument cudart passes
+  uint32_t ThreadId = 0;             // (uint32_t)pthread_self() of the calling thread
+  uint64_t CudartInterfaceTable = 0; // address of the CUDART_INTERFACE export table
+  uint64_t IntegrityTable = 0;       // address of the INTEGRITY_CHECK export table
+  uint64_t IntegrityFunction = 0;    // INTEGRITY_CHECK table slot 1
+  uint64_t UnixSeconds = 0;          // the time argument cudart passes
   std::vector<DeviceIdentity> Devices;
 };
 
