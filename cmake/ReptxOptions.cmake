@@ -2,8 +2,12 @@
 
 find_program(REPTX_CCACHE ccache)
 if(REPTX_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_C_COMPILER_LAUNCHER ${REPTX_CCACHE})
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${REPTX_CCACHE})
+  # Paths relative to the source root and no working directory in the hash: a fresh clone (CI)
+  # and every build directory share one cache.
+  set(_reptx_launcher ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} CCACHE_NOHASHDIR=1
+                      ${REPTX_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER ${_reptx_launcher})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${_reptx_launcher})
 endif()
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)

@@ -479,10 +479,17 @@ Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {
   Cur = &I;
   const ptx::InstructionFamily &Fam = ptx::instructionFamilies()[I.Family];
   StringRef Op = Fam.Opcode, Cat = Fam.Category;
-  bool FloatType = false;
-  for (StringRef Mod : I.Mods)
+  bool FloatType = false, HalfType = false;
+  for (StringRef Mod : I.Mods) {
     if (auto T = parseType(Mod); T && T->isFloat())
       FloatType = true;
+    if (Mod == ".f16" || Mod == ".f16x2" || Mod == ".bf16" || Mod == ".bf16x2")
+      HalfType = true;
+  }
+  if ((Cat == "integer" || Cat == "float") && HalfType)
+    return liftHalf(*this, I);
+  if (Cat == "warp")
+    return liftWarp(*this, I);
   if (Cat == "integer" && FloatType)
     return liftFloat(*this, I);
   if (Cat == "integer")

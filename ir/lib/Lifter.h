@@ -113,6 +113,9 @@ llvm::Error liftMemory(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftMove(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftControl(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftWarp(FunctionLifter &L, const ptx::Instruction &I);
+/// Arithmetic on .f16, .f16x2, .bf16 and .bf16x2 (categories integer and float).
+llvm::Error liftHalf(FunctionLifter &L, const ptx::Instruction &I);
 
 /// Size in bytes of a state-space variable (type size times array dimensions), or an error.
 llvm::Expected<uint64_t> variableSize(const ptx::VarDecl &D);
