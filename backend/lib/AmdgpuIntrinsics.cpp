@@ -36,7 +36,11 @@ Error defineIntrinsics(Module &M) {
       continue;
     LLVMContext &Ctx = M.getContext();
     IRBuilder<> B(BasicBlock::Create(Ctx, "", &F));
-    if (Name == ir::intrinsics::BarrierSync) {
+    if (Name == ir::intrinsics::AssertFail) {
+      // A failed device assert ends the kernel with an error: s_trap.
+      B.CreateIntrinsic(Intrinsic::trap, {});
+      B.CreateUnreachable();
+    } else if (Name == ir::intrinsics::BarrierSync) {
       B.CreateFence(AtomicOrdering::Release, Ctx.getOrInsertSyncScopeID("workgroup"));
       B.CreateIntrinsic(Intrinsic::amdgcn_s_barrier, {});
       B.CreateFence(AtomicOrdering::Acquire, Ctx.getOrInsertSyncScopeID("workgroup"));

@@ -19,6 +19,9 @@ using namespace llvm;
 
 namespace reptx::emulator {
 
+/// Private memory per work-item for a kernel with a dynamic stack, on top of its fixed size.
+constexpr uint32_t DynamicStackBytes = 16 * 1024;
+
 char ExecutionError::ID = 0;
 
 static StringRef faultKindName(FaultKind K) {
@@ -178,10 +181,9 @@ Error DispatchRun::setUp(uint64_t DispatchId, uint64_t LoadBase) {
     return invalid("dispatch of '" + K.Name + "': work-group of " + Twine(Flat) +
                    " work-items exceeds the kernel's maximum of " +
                    Twine(std::min<uint32_t>(K.MaxFlatWorkgroupSize, 1024)));
-  if (K.PrivateSegmentFixedSize || D.usesDynamicStack())
-    return invalid("dispatch of '" + K.Name + "': the kernel uses scratch memory (" +
-                   Twine(K.PrivateSegmentFixedSize) +
-                   " bytes per work-item), which the emulator does not support yet");
+  // Private (scratch) memory: the fixed size, plus room for a dynamic stack (calls through
+  // pointers, recursion) when the kernel has one.
+  Ctx.PrivatePerLane = K.PrivateSegmentFixedSize + (D.usesDynamicStack() ? DynamicStackBytes : 0);
   uint64_t Lds = uint64_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize;
   if (Lds > MaxLdsSize)
     return invalid("dispatch of '" + K.Name + "': " + Twine(Lds) + " bytes of LDS exceed " +
@@ -297,6 +299,7 @@ void DispatchRun::initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3
   W.Scc = false;
   W.NumVgprs = NumVgprs;
   W.V.assign(size_t(NumVgprs) * W.Size, 0);
+  W.Private.assign(size_t(Ctx.PrivatePerLane) * W.Size, 0);
   W.AccOffset = CO.target().UnifiedVgprFile ? std::min(D.accumOffset(), NumVgprs) : 0;
   W.Pc = EntryIndex;
   W.Executed = 0;

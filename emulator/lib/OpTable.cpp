@@ -19,6 +19,8 @@ struct Table {
     sem::addScalarOps(Builder);
     sem::addVectorOps(Builder);
     sem::addMemoryOps(Builder);
+    sem::addIntegerExtraOps(Builder);
+    sem::addScratchOps(Builder);
     for (const OpDef &D : Builder.Defs)
       ByName.try_emplace(D.Name, D);
     for (const auto &[NewName, Existing] : Builder.Aliases) {

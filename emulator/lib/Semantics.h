@@ -378,5 +378,9 @@ public:
 void addScalarOps(TableBuilder &T);
 void addVectorOps(TableBuilder &T);
 void addMemoryOps(TableBuilder &T);
+/// SemanticsIntegerExtra.cpp: clamped integer add/sub, v_sad_u32, packed dot products.
+void addIntegerExtraOps(TableBuilder &T);
+/// SemanticsScratch.cpp: scratch (private) memory and the GFX11 trap messages.
+void addScratchOps(TableBuilder &T);
 
 } // namespace reptx::emulator::sem

@@ -28,6 +28,7 @@ struct DispatchContext {
   bool FlushF32In = false, FlushF32Out = false;
   bool FlushF64In = false, FlushF64Out = false;
   bool Dx10Clamp = true;
+  uint32_t PrivatePerLane = 0; // bytes of scratch memory per work-item
 };
 
 struct Workgroup {
@@ -55,6 +56,9 @@ struct Wave {
   uint32_t S[sreg::FileSize] = {};
   bool Scc = false;
   std::vector<uint32_t> V; // V[reg * Size + lane]
+  // Scratch memory, Ctx->PrivatePerLane bytes per lane: lane L's byte A is
+  // Private[L * PrivatePerLane + A] (scratch addresses are per-lane offsets).
+  std::vector<uint8_t> Private;
   unsigned NumVgprs = 0;
   unsigned AccOffset = 0; // first AGPR in the unified VGPR file
   uint32_t Pc = 0;        // instruction index

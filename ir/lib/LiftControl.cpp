@@ -35,8 +35,12 @@ Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
     L.continueAfterTerminator();
     return Error::success();
   }
+  if (Op == "call")
+    return liftCall(L, I);
   if (Op == "ret" || Op == "exit") {
-    // In a kernel both end the thread.
+    // In a kernel both end the thread; ret in a .func returns to the caller.
+    if (Op == "exit" && !L.isKernel())
+      return L.unsupported("exit inside a .func");
     B.CreateRetVoid();
     L.continueAfterTerminator();
     return Error::success();

@@ -1,6 +1,7 @@
-// Integer arithmetic (PTX ISA 9.7.1): add, sub, mul and mad (.lo .hi .wide), div, rem, min, max,
-// abs, neg on 16/32/64-bit signed and unsigned types, with .sat on s32 add/sub; popc, clz, brev,
-// bfind.
+// Integer arithmetic (PTX ISA 9.7.1, 9.7.2): add, sub, mul and mad (.lo .hi .wide, .sat), carry
+// chains (add.cc, addc, sub.cc, subc, mad.cc, madc), mul24/mad24, sad, div, rem, min, max (.relu),
+// abs, neg on 16/32/64-bit signed and unsigned types; popc, clz, brev, bfind, bfe, bfi, fns, szext,
+// bmsk, dp4a, dp2a; prmt (9.7.9.7).
 #include "Lifter.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -17,19 +18,107 @@ static Value *mulHigh(IRBuilder<> &B, Value *A, Value *C, bool Signed) {
   return B.CreateTrunc(B.CreateLShr(P, N), A->getType());
 }
 
+// The carry flag CC.CF (PTX ISA 9.7.2): add.cc/sub.cc/mad.cc write it, addc/subc/madc read it
+// (and write it with .cc). For subtraction the flag is the borrow: sub.cc sets it when a < b
+// (unsigned), and subc computes a - (b + CF).
+static Error liftCarry(FunctionLifter &L, const ptx::Instruction &I, PtxType T) {
+  IRBuilder<> &B = L.B;
+  StringRef Op = I.Opcode;
+  if (T.Width != 32 && T.Width != 64)
+    return L.unsupported();
+  Type *Ty = B.getIntNTy(T.Width), *Wide = B.getIntNTy(2 * T.Width);
+  bool In = Op == "addc" || Op == "subc" || Op == "madc", Out = L.hasMod(".cc");
+  auto A = L.read(I.Ops[1], Ty), C = L.read(I.Ops[2], Ty);
+  if (!A || !C)
+    return joinErrors(A.takeError(), C.takeError());
+  Value *CF =
+      In ? B.CreateZExt(B.CreateLoad(B.getInt1Ty(), L.carryFlag()), Ty) : ConstantInt::get(Ty, 0);
+  Value *R, *CarryOut;
+  if (Op == "add" || Op == "addc") {
+    auto *Sum = B.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, *A, *C);
+    auto *Sum2 =
+        B.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, B.CreateExtractValue(Sum, 0), CF);
+    R = B.CreateExtractValue(Sum2, 0);
+    CarryOut = B.CreateOr(B.CreateExtractValue(Sum, 1), B.CreateExtractValue(Sum2, 1));
+  } else if (Op == "sub" || Op == "subc") {
+    auto *Dif = B.CreateBinaryIntrinsic(Intrinsic::usub_with_overflow, *A, *C);
+    auto *Dif2 =
+        B.CreateBinaryIntrinsic(Intrinsic::usub_with_overflow, B.CreateExtractValue(Dif, 0), CF);
+    R = B.CreateExtractValue(Dif2, 0);
+    CarryOut = B.CreateOr(B.CreateExtractValue(Dif, 1), B.CreateExtractValue(Dif2, 1));
+  } else if (Op == "mad" || Op == "madc") {
+    // mad.cc/madc (9.7.2.5/6): d = (a * b).lo|hi + c (+ CF); the carry out of that addition.
+    auto D = L.read(I.Ops[3], Ty);
+    if (!D)
+      return D.takeError();
+    bool S = T.isSigned();
+    Value *P = B.CreateMul(B.CreateIntCast(*A, Wide, S), B.CreateIntCast(*C, Wide, S));
+    Value *Half =
+        L.hasMod(".hi") ? B.CreateTrunc(B.CreateLShr(P, T.Width), Ty) : B.CreateTrunc(P, Ty);
+    Value *Sum = B.CreateAdd(B.CreateAdd(B.CreateZExt(Half, Wide), B.CreateZExt(*D, Wide)),
+                             B.CreateZExt(CF, Wide));
+    R = B.CreateTrunc(Sum, Ty);
+    CarryOut = B.CreateICmpNE(B.CreateLShr(Sum, T.Width), ConstantInt::get(Wide, 0));
+  } else {
+    return L.unsupported();
+  }
+  if (Out)
+    B.CreateStore(CarryOut, L.carryFlag());
+  return L.write(I.Ops[0], R);
+}
+
+// mul24/mad24 (9.7.1.5/6): the 48-bit product of the low 24 bits (sign-extended for .s32); .lo
+// keeps bits 0-31, .hi bits 16-47; mad24.hi.sat.s32 saturates the sum. sad (9.7.1.7): c + |a - b|.
+static Error liftMul24Sad(FunctionLifter &L, const ptx::Instruction &I, PtxType T) {
+  IRBuilder<> &B = L.B;
+  bool S = T.isSigned();
+  Type *Ty = L.llvmType(T);
+  auto A = L.read(I.Ops[1], Ty, S), C = L.read(I.Ops[2], Ty, S);
+  if (!A || !C)
+    return joinErrors(A.takeError(), C.takeError());
+  Value *R;
+  if (I.Opcode == "sad") {
+    Value *Lt = S ? B.CreateICmpSLT(*A, *C) : B.CreateICmpULT(*A, *C);
+    R = B.CreateSelect(Lt, B.CreateSub(*C, *A), B.CreateSub(*A, *C));
+  } else {
+    Type *I64 = B.getInt64Ty();
+    auto Low24 = [&](Value *V) {
+      Value *X = B.CreateZExt(V, I64);
+      X = B.CreateAnd(X, 0xffffff);
+      if (S)
+        X = B.CreateAShr(B.CreateShl(X, 40), 40);
+      return X;
+    };
+    Value *P = B.CreateMul(Low24(*A), Low24(*C));
+    R = B.CreateTrunc(L.hasMod(".hi") ? B.CreateLShr(P, 16) : P, Ty);
+  }
+  if (I.Opcode != "mul24") {
+    auto D = L.read(I.Ops[3], Ty, S);
+    if (!D)
+      return D.takeError();
+    R = L.hasMod(".sat") ? B.CreateBinaryIntrinsic(Intrinsic::sadd_sat, R, *D) : B.CreateAdd(R, *D);
+  }
+  return L.write(I.Ops[0], R);
+}
+
 Error liftInteger(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
   StringRef Op = I.Opcode;
+  if (isBitFamily(Op))
+    return liftBits(L, I);
   auto T = L.type();
   if (!T)
     return T.takeError();
   if (!T->isInt() || T->Width > 64)
     return L.unsupported();
-  if (L.hasMod(".cc"))
-    return L.unsupported("carry chains are not supported yet");
   Type *Ty = L.llvmType(*T);
   bool S = T->isSigned();
   auto Src = [&](unsigned Idx, Type *Want) { return L.read(I.Ops[Idx], Want, S); };
+
+  if (Op == "addc" || Op == "subc" || Op == "madc" || L.hasMod(".cc"))
+    return liftCarry(L, I, *T);
+  if (Op == "mul24" || Op == "mad24" || Op == "sad")
+    return liftMul24Sad(L, I, *T);
 
   if (Op == "add" || Op == "sub") {
     auto A = Src(1, Ty), C = Src(2, Ty);
@@ -48,8 +137,8 @@ Error liftInteger(FunctionLifter &L, const ptx::Instruction &I) {
   }
 
   if (Op == "mul" || Op == "mad") {
-    if (L.hasMod(".sat"))
-      return L.unsupported("mad.hi.sat is not supported yet");
+    if (L.hasMod(".sat") && !(Op == "mad" && S && T->Width == 32 && L.hasMod(".hi")))
+      return L.unsupported();
     auto A = Src(1, Ty), C = Src(2, Ty);
     if (!A || !C)
       return joinErrors(A.takeError(), C.takeError());
@@ -70,7 +159,9 @@ Error liftInteger(FunctionLifter &L, const ptx::Instruction &I) {
       auto D = L.read(I.Ops[3], ResTy, S);
       if (!D)
         return D.takeError();
-      R = B.CreateAdd(R, *D);
+      // mad.hi.sat.s32 (9.7.1.4): the high half plus c, saturated to the s32 range.
+      R = L.hasMod(".sat") ? B.CreateBinaryIntrinsic(Intrinsic::sadd_sat, R, *D)
+                           : B.CreateAdd(R, *D);
     }
     return L.write(I.Ops[0], R);
   }
@@ -133,14 +224,18 @@ Error liftInteger(FunctionLifter &L, const ptx::Instruction &I) {
   }
 
   if (Op == "min" || Op == "max") {
-    if (I.Ops.size() != 3 || L.hasMod(".relu"))
+    if (I.Ops.size() != 3)
       return L.unsupported();
     auto A = Src(1, Ty), C = Src(2, Ty);
     if (!A || !C)
       return joinErrors(A.takeError(), C.takeError());
     Intrinsic::ID ID = Op == "min" ? (S ? Intrinsic::smin : Intrinsic::umin)
                                    : (S ? Intrinsic::smax : Intrinsic::umax);
-    return L.write(I.Ops[0], B.CreateBinaryIntrinsic(ID, *A, *C));
+    Value *R = B.CreateBinaryIntrinsic(ID, *A, *C);
+    // .relu (s32 only, 9.7.1.12/13): negative results become 0.
+    if (L.hasMod(".relu"))
+      R = B.CreateBinaryIntrinsic(Intrinsic::smax, R, ConstantInt::get(Ty, 0));
+    return L.write(I.Ops[0], R);
   }
 
   if (Op == "abs" || Op == "neg") {

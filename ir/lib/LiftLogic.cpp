@@ -11,6 +11,8 @@ namespace reptx::ir {
 Error liftLogic(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
   StringRef Op = I.Opcode;
+  if (isBitFamily(Op))
+    return liftBits(L, I);
   auto T = L.type();
   if (!T)
     return T.takeError();

@@ -6,11 +6,15 @@
 #include "reptx/frontend-ptx/InstructionTable.h"
 #include "reptx/ir/Intrinsics.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <functional>
 
 using namespace llvm;
 
@@ -180,6 +184,12 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
       return unsupported("vector register components");
     StringRef Prefix = S.rtrim("0123456789");
     bool IsReg = Regs.count(S) || (Prefix.size() != S.size() && RegRanges.count(Prefix));
+    if (Function *Fn = IsReg ? nullptr : ptxFunction(S)) {
+      // The address of a function (mov.u64 %rd, f), for indirect calls.
+      if (!T->isIntegerTy())
+        return unsupported("address of " + S + " as a non-integer");
+      return B.CreatePtrToInt(Fn, T);
+    }
     if (!IsReg || LocalVars.count(S) || Params.count(S)) {
       // The address of a variable (mov.u64 %rd, smem; PTX ISA 9.7.9.1).
       auto Addr = variableAddress(S);
@@ -275,6 +285,84 @@ Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t 
   return Out;
 }
 
+// The address of a symbol in an initializer (PTX ISA 5.4.4): a variable of the global or const
+// space, or a function; `generic(x)` is the same address (global memory is generic memory).
+Expected<Constant *> FunctionLifter::initializerSymbol(const ptx::Expr &E) {
+  if (E.K == ptx::Expr::Generic && E.Args.size() == 1 && E.Args[0])
+    return initializerSymbol(*E.Args[0]);
+  if (E.K != ptx::Expr::Name)
+    return unsupported("unsupported initializer expression");
+  if (Function *Fn = ptxFunction(E.Sym))
+    return Fn;
+  if (!ModuleVars.count(E.Sym))
+    return unsupported("initializer refers to the unknown symbol '" + E.Sym + "'");
+  if (!Initializing.insert(E.Sym).second)
+    return unsupported("initializer of '" + E.Sym + "' refers to itself");
+  auto V = variableAddress(E.Sym);
+  Initializing.erase(E.Sym);
+  if (!V)
+    return V.takeError();
+  auto *C = dyn_cast_or_null<Constant>(*V);
+  if (!C)
+    return unsupported("initializer refers to '" + E.Sym + "', which has no constant address");
+  return C;
+}
+
+// An initializer as a constant: plain bytes when it holds only numbers, else a packed structure
+// of byte runs and 64-bit addresses (symbol + offset) that the linker relocates.
+Expected<Constant *> FunctionLifter::initializerConstant(const ptx::VarDecl &D, uint64_t Size) {
+  auto Bytes = initializerBytes(D, Size);
+  if (Bytes)
+    return ConstantDataArray::get(Ctx, *Bytes);
+  consumeError(Bytes.takeError());
+  auto T = parseType(D.Type);
+  if (!T || T->Width != 64 || T->isFloat())
+    return unsupported("addresses in the initializer of '" + D.Name + "', which is not 64-bit");
+  SmallVector<const ptx::Expr *, 16> Elems;
+  std::function<void(const ptx::Expr *)> Flatten = [&](const ptx::Expr *E) {
+    if (E && E->K == ptx::Expr::Braces)
+      for (const ptx::Expr *A : E->Args)
+        Flatten(A);
+    else
+      Elems.push_back(E);
+  };
+  Flatten(D.Init);
+  if (Elems.size() * 8 > Size)
+    return unsupported("initializer larger than the variable '" + D.Name + "'");
+  SmallVector<Constant *, 16> Fields;
+  for (const ptx::Expr *E : Elems) {
+    if (!E)
+      return unsupported("empty initializer element");
+    // sym, sym + n, sym - n, n + sym, generic(sym) + n
+    int64_t Offset = 0;
+    const ptx::Expr *SymE = E;
+    if (E->K == ptx::Expr::Binary && E->Args.size() == 2 && (E->Op == '+' || E->Op == '-')) {
+      const ptx::Expr *L0 = E->Args[0], *R0 = E->Args[1];
+      if (L0 && R0 && R0->K == ptx::Expr::Int) {
+        SymE = L0;
+        Offset = E->Op == '+' ? R0->IntValue : -R0->IntValue;
+      } else if (L0 && R0 && L0->K == ptx::Expr::Int && E->Op == '+') {
+        SymE = R0;
+        Offset = L0->IntValue;
+      }
+    }
+    if (SymE->K == ptx::Expr::Int) {
+      Fields.push_back(B.getInt64(uint64_t(SymE->IntValue)));
+      continue;
+    }
+    auto Sym = initializerSymbol(*SymE);
+    if (!Sym)
+      return Sym.takeError();
+    Constant *Addr = *Sym;
+    if (Offset)
+      Addr = ConstantExpr::getGetElementPtr(B.getInt8Ty(), Addr, B.getInt64(uint64_t(Offset)));
+    Fields.push_back(ConstantExpr::getPtrToInt(Addr, B.getInt64Ty()));
+  }
+  if (uint64_t Pad = Size - Elems.size() * 8)
+    Fields.push_back(ConstantAggregateZero::get(ArrayType::get(B.getInt8Ty(), Pad)));
+  return ConstantStruct::getAnon(Ctx, Fields, /*Packed=*/true);
+}
+
 Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
   if (auto It = LocalVars.find(Sym); It != LocalVars.end())
     return It->second;
@@ -316,18 +404,21 @@ Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
   bool Extern = D.Linkage & ptx::LinkExtern;
   if (Extern && AS != SharedAS)
     return unsupported("external variables");
-  auto *Ty = ArrayType::get(B.getInt8Ty(), *Size);
+  Type *Ty = ArrayType::get(B.getInt8Ty(), *Size);
   // Shared memory has no initial value (poison); .global/.const without initializer are zero.
   Constant *Init = AS == SharedAS ? PoisonValue::get(Ty) : Constant::getNullValue(Ty);
   if (D.Init) {
     if (AS == SharedAS)
       return unsupported("initialized shared variables");
-    auto Bytes = initializerBytes(D, *Size);
-    if (!Bytes)
-      return unsupported(toString(Bytes.takeError()));
-    Init = ConstantDataArray::get(Ctx, *Bytes);
+    auto C = initializerConstant(D, *Size);
+    if (!C)
+      return C.takeError();
+    Init = *C;
   }
   // .const memory is read-only to kernels (PTX ISA 5.1.3).
+  Ty = Init->getType();
+  if (GlobalVariable *GV = M.getNamedGlobal(Sym)) // created while building the initializer
+    return GV;
   auto *GV =
       new GlobalVariable(M, Ty, /*isConstant=*/AS == ConstAS,
                          Extern ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
@@ -457,6 +548,19 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     LocalVars[D.Name] = A;
     return Error::success();
   }
+  case ptx::StateSpace::Param: {
+    // A .param variable in a body: an argument or return slot of a call (PTX ISA 5.1.6.2). Its
+    // alloca lives in the entry block; a later declaration of the same name (the next call's
+    // scope) gets a fresh slot.
+    auto Size = variableSize(D);
+    if (!Size)
+      return unsupported(toString(Size.takeError()));
+    IRBuilder<> EB(Entry, Entry->begin());
+    AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, D.Name);
+    A->setAlignment(Align(std::max<uint64_t>(D.Align, 16)));
+    Params[D.Name] = A;
+    return Error::success();
+  }
   case ptx::StateSpace::Shared: {
     // A function-scope .shared variable is one per CTA, like a module-scope one.
     auto Size = variableSize(D);
@@ -473,6 +577,32 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
   default:
     return unsupported("declarations in state space " + ptx::stateSpaceName(D.Space));
   }
+}
+
+Expected<Value *> FunctionLifter::paramSlot(ptx::Symbol Name) {
+  auto It = Params.find(Name);
+  if (It == Params.end())
+    return unsupported("'" + Name + "' is not a .param variable");
+  return It->second;
+}
+
+Function *FunctionLifter::ptxFunction(StringRef Name) const {
+  Function *Fn = M.getFunction(Name);
+  return Fn && Fn->hasFnAttribute(PtxFuncAttr) ? Fn : nullptr;
+}
+
+bool FunctionLifter::isRegister(ptx::Symbol Name) const {
+  StringRef Prefix = Name.rtrim("0123456789");
+  return Regs.count(Name) || (Prefix.size() != Name.size() && RegRanges.count(Prefix));
+}
+
+Value *FunctionLifter::carryFlag() {
+  if (!CarryFlag) {
+    IRBuilder<> EB(Entry, Entry->begin());
+    CarryFlag = EB.CreateAlloca(EB.getInt1Ty(), LocalAS, nullptr, "cc.cf");
+    EB.CreateStore(EB.getFalse(), CarryFlag);
+  }
+  return CarryFlag;
 }
 
 Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {
@@ -569,7 +699,47 @@ Error FunctionLifter::liftBlock(const ptx::Block &Blk) {
   return Error::success();
 }
 
+// A .func: the function was declared by liftModule (so that calls in any order find it); its
+// parameters are the caller's slots.
+Error FunctionLifter::liftFunctionBody() {
+  Fn = M.getFunction(F.Name);
+  if (!Fn || !Fn->isDeclaration())
+    return unsupported("function declared twice");
+  Entry = BasicBlock::Create(Ctx, "entry", Fn);
+  B.SetInsertPoint(Entry);
+  unsigned Idx = 0;
+  for (ArrayRef<ptx::VarDecl> List : {F.Returns, F.Params})
+    for (const ptx::VarDecl &P : List) {
+      if (P.Space != ptx::StateSpace::Param)
+        return unsupported("function parameters outside the .param space");
+      Argument *Arg = Fn->getArg(Idx++);
+      Arg->setName(P.Name);
+      Params[P.Name] = Arg;
+    }
+  collectLabels(*F.Body);
+  BasicBlock *Start = BasicBlock::Create(Ctx, "start", Fn);
+  B.CreateBr(Start);
+  B.SetInsertPoint(Start);
+  if (Error E = liftBlock(*F.Body))
+    return E;
+  Cur = nullptr;
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateRetVoid();
+  for (BasicBlock &BB : *Fn)
+    if (!BB.getTerminator()) {
+      IRBuilder<> TB(&BB);
+      TB.CreateUnreachable();
+    }
+  std::string Why;
+  raw_string_ostream OS(Why);
+  if (verifyFunction(*Fn, &OS))
+    return unsupported("lifted IR does not verify: " + Why);
+  return Error::success();
+}
+
 Error FunctionLifter::lift() {
+  if (!F.IsEntry)
+    return liftFunctionBody();
   // Parameters: PTX .param variables (PTX ISA 5.1.6.1, "Kernel Function Parameters") become
   // kernel arguments at their PTX offsets: scalars as themselves, byte arrays (structures passed
   // by value) as arrays of their alignment's integer, so that the argument keeps its alignment.
@@ -651,6 +821,27 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
   for (const ptx::TopLevel &T : PM.Items)
     if (T.K == ptx::TopLevel::Var && T.V)
       Vars[T.V->Name] = T.V;
+  // .func bodies first: declared together (calls may come in any order, recursion included),
+  // then lifted. A function that does not lift keeps only its declaration; the kernels that reach
+  // it are removed below with its reason.
+  StringMap<std::string> FailedFuncs;
+  for (const ptx::TopLevel &T : PM.Items) {
+    if (T.K != ptx::TopLevel::Func || T.F->IsEntry || !T.F->Body || R.M->getFunction(T.F->Name))
+      continue;
+    auto *Fn = Function::Create(ptxFunctionType(Ctx, T.F->Returns.size(), T.F->Params.size()),
+                                GlobalValue::InternalLinkage, T.F->Name, *R.M);
+    Fn->addFnAttr(PtxFuncAttr);
+  }
+  for (const ptx::TopLevel &T : PM.Items) {
+    if (T.K != ptx::TopLevel::Func || T.F->IsEntry || !T.F->Body)
+      continue;
+    FunctionLifter L(PM, *T.F, *R.M, Vars);
+    if (Error E = L.lift()) {
+      if (Function *Fn = R.M->getFunction(T.F->Name))
+        Fn->deleteBody();
+      FailedFuncs[T.F->Name] = toString(std::move(E));
+    }
+  }
   for (const ptx::TopLevel &T : PM.Items) {
     if (T.K != ptx::TopLevel::Func || !T.F->IsEntry || !T.F->Body)
       continue;
@@ -661,7 +852,56 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
       R.Failures.push_back({T.F->Name.str(), toString(std::move(E))});
       continue;
     }
+    // Every function the kernel can reach must have lifted.
+    SmallVector<Function *, 16> Work{L.function()};
+    SmallPtrSet<Function *, 16> Seen{L.function()};
+    std::string Why;
+    while (!Work.empty() && Why.empty()) {
+      Function *Fn = Work.pop_back_val();
+      for (Instruction &In : instructions(*Fn))
+        if (auto *CB = dyn_cast<CallBase>(&In)) {
+          Function *Callee = CB->getCalledFunction();
+          if (!Callee) {
+            continue; // indirect: every address-taken function is checked below
+          }
+          if (auto It = FailedFuncs.find(Callee->getName()); It != FailedFuncs.end()) {
+            Why = It->second;
+            break;
+          }
+          if (Callee->hasFnAttribute(PtxFuncAttr) && Seen.insert(Callee).second)
+            Work.push_back(Callee);
+        }
+    }
+    if (!Why.empty()) {
+      L.function()->eraseFromParent();
+      R.Failures.push_back({T.F->Name.str(), "kernel '" + T.F->Name.str() +
+                                                 "' calls a function that did not lift: " + Why});
+      continue;
+    }
     R.Kernels.push_back(T.F->Name.str());
+  }
+  // Functions that did not lift and are not called (or only by removed kernels) go; one whose
+  // address is still taken by a kept kernel makes that kernel fail (indirect calls).
+  for (auto &[Name, Why] : FailedFuncs) {
+    Function *Fn = R.M->getFunction(Name);
+    if (!Fn)
+      continue;
+    SmallSetVector<Function *, 4> Users;
+    for (User *U : Fn->users())
+      if (auto *In = dyn_cast<Instruction>(U))
+        Users.insert(In->getFunction());
+    for (Function *K : Users) {
+      if (!K->hasFnAttribute(KernelAttr))
+        continue;
+      auto It = llvm::find(R.Kernels, K->getName().str());
+      if (It == R.Kernels.end())
+        continue;
+      R.Failures.push_back({*It, "kernel '" + *It + "' uses a function that did not lift: " + Why});
+      R.Kernels.erase(It);
+      K->eraseFromParent();
+    }
+    if (Fn->use_empty())
+      Fn->eraseFromParent();
   }
   return R;
 }

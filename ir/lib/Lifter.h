@@ -8,6 +8,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -66,6 +67,16 @@ public:
   /// The address of a state-space variable named Sym (shared, global, const, local), or null.
   llvm::Expected<llvm::Value *> variableAddress(ptx::Symbol Sym);
 
+  /// The slot (local-space pointer) of a .param variable: a call's argument or return variable,
+  /// or a parameter of the function being lifted.
+  llvm::Expected<llvm::Value *> paramSlot(ptx::Symbol Name);
+  /// The lifted LLVM function of a .func with a body in this module, or null.
+  llvm::Function *ptxFunction(llvm::StringRef Name) const;
+  /// Whether Name is a register of the function being lifted.
+  bool isRegister(ptx::Symbol Name) const;
+  llvm::Module &module() const { return M; }
+  bool isKernel() const { return F.IsEntry; }
+
   /// Declares a reptx intrinsic returning i32 with no side effects.
   llvm::Value *callSpecial(llvm::StringRef Name);
   llvm::Function *declareBarrier();
@@ -76,6 +87,8 @@ public:
   /// PTX flush-to-zero (.ftz, PTX ISA 9.7.3): a subnormal input or result becomes a zero of the
   /// same sign.
   llvm::Value *flushSubnormal(llvm::Value *V);
+  /// The slot of the carry flag CC.CF (i1) of carry chains (PTX ISA 9.7.2), created on first use.
+  llvm::Value *carryFlag();
   /// PTX .sat on floats: clamp to [0.0, 1.0], NaN becomes +0.0.
   llvm::Value *saturate(llvm::Value *V);
 
@@ -85,6 +98,9 @@ private:
     llvm::Type *Ty = nullptr;
   };
   llvm::Error declare(const ptx::VarDecl &D);
+  llvm::Error liftFunctionBody();
+  llvm::Expected<llvm::Constant *> initializerConstant(const ptx::VarDecl &D, uint64_t Size);
+  llvm::Expected<llvm::Constant *> initializerSymbol(const ptx::Expr &E);
   llvm::Error liftBlock(const ptx::Block &Blk);
   llvm::Error liftInstruction(const ptx::Instruction &I);
   llvm::Expected<Register *> reg(ptx::Symbol Name);
@@ -101,6 +117,8 @@ private:
   llvm::StringMap<llvm::Value *> Params;    // .param name -> its slot (alloca in LocalAS)
   llvm::StringMap<llvm::Value *> LocalVars; // function-scope .shared/.local variables
   llvm::StringMap<llvm::BasicBlock *> Labels;
+  llvm::AllocaInst *CarryFlag = nullptr;
+  llvm::StringSet<> Initializing; // variables whose initializer is being built
 };
 
 // One entry point per instruction family file.
@@ -114,6 +132,13 @@ llvm::Error liftMove(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftControl(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftWarp(FunctionLifter &L, const ptx::Instruction &I);
+/// call (LiftCall.cpp) and the LLVM type of a lifted .func: one local-space pointer per return
+/// parameter and per parameter.
+llvm::Error liftCall(FunctionLifter &L, const ptx::Instruction &I);
+llvm::FunctionType *ptxFunctionType(llvm::LLVMContext &Ctx, unsigned Returns, unsigned Params);
+/// bfe, bfi, fns, szext, bmsk, dp4a, dp2a, prmt, lop3, shf (LiftBits.cpp).
+bool isBitFamily(llvm::StringRef Opcode);
+llvm::Error liftBits(FunctionLifter &L, const ptx::Instruction &I);
 /// Arithmetic on .f16, .f16x2, .bf16 and .bf16x2 (categories integer and float).
 llvm::Error liftHalf(FunctionLifter &L, const ptx::Instruction &I);
 

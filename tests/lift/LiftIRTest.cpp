@@ -272,7 +272,7 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
                      ".visible .entry bad(.param .u32 x)\n{\n.reg .b32 %r<3>;\n"
                      "ld.param.u32 %r1, [x];\n"
-                     "bfe.u32 %r2, %r1, 0, 8;\n"
+                     "pmevent 1;\n"
                      "ret;\n}\n"
                      ".visible .entry good(.param .u32 x)\n{\nret;\n}\n";
   LIFT_ASSERT_OK_AND_ASSIGN(L, lift("iso.ptx", Text));
@@ -281,7 +281,7 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   const std::string &Msg = L->R.Failures[0].Message;
   EXPECT_NE(Msg.find("iso.ptx:8"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("kernel 'bad'"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("bfe.u32 %r2, %r1, 0, 8;"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("pmevent 1;"), std::string::npos) << Msg;
   ASSERT_EQ(L->R.Kernels.size(), 1u);
   EXPECT_EQ(L->R.Kernels[0], "good");
   EXPECT_EQ(L->R.M->getFunction("bad"), nullptr);

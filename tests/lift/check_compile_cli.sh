@@ -32,7 +32,7 @@ cat > "$T/bad.ptx" <<'PTX'
 {
 .reg .b32 %r<3>;
 ld.param.u32 %r1, [x];
-bfe.u32 %r2, %r1, 0, 8;
+pmevent 1;
 ret;
 }
 .visible .entry good()
@@ -44,7 +44,7 @@ rc=0
 "$REPTX" compile "$T/bad.ptx" --arch gfx942 -o "$T/bad.hsaco" > /dev/null 2> "$T/err" || rc=$?
 test "$rc" = 2
 grep -q "bad.ptx:8: kernel 'bad'" "$T/err"
-grep -q "bfe.u32" "$T/err"
+grep -q "pmevent" "$T/err"
 test -s "$T/bad.hsaco"
 
 rc=0

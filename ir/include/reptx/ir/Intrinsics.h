@@ -18,4 +18,8 @@ inline constexpr llvm::StringLiteral SpecialRegisters[] = {
 // the CTA waits, and memory operations before it are visible to the CTA after it.
 inline constexpr llvm::StringLiteral BarrierSync = "reptx.barrier.sync";
 
+// `void @reptx.assertfail()`: CUDA's device-side assert failed (the `__assertfail` system call):
+// the kernel stops with an error. Does not return.
+inline constexpr llvm::StringLiteral AssertFail = "reptx.assertfail";
+
 } // namespace reptx::ir::intrinsics

@@ -51,6 +51,8 @@ llvm::Expected<LiftResult> liftModule(const ptx::Module &PM, llvm::LLVMContext &
 /// Kernels in a lifted module carry this function attribute; a backend gives them its kernel
 /// calling convention.
 inline constexpr const char *KernelAttr = "reptx-kernel";
+/// Lifted .func bodies (internal functions called by kernels) carry this attribute.
+inline constexpr const char *PtxFuncAttr = "reptx-func";
 /// "x,y,z" from .maxntid / .reqntid, when the PTX gives them.
 inline constexpr const char *MaxNTidAttr = "reptx-maxntid";
 inline constexpr const char *ReqNTidAttr = "reptx-reqntid";

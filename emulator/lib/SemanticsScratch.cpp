@@ -1,0 +1,127 @@
+// Scratch (private) memory: the SCRATCH_* instructions of flat scratch addressing (CDNA3 ISA and
+// RDNA3 ISA, "Flat, Scratch and Global Instructions": "Scratch"). Every work-item has its own
+// private segment; a scratch address is an offset into it: vaddr (or off) + saddr (or off) +
+// the instruction offset. Hardware interleaves lanes in memory, which is invisible to programs,
+// so each lane simply has PrivatePerLane bytes of its own (Wave::Private). Also the two messages
+// of the GFX11 trap sequence (s_sendmsg_rtn_b32, s_sethalt).
+#include "Semantics.h"
+
+#include <bit>
+#include <cstring>
+
+namespace reptx::emulator::sem {
+
+namespace {
+
+// Operands: loads [vdst, vaddr|off, saddr|off], stores [vaddr|off, vdata, saddr|off].
+uint8_t *scratchAt(Wave &W, const Inst &I, unsigned VaddrOp, unsigned L, unsigned Bytes, bool Write,
+                   Step &Failure) {
+  const Operand &Vaddr = I.Ops[VaddrOp];
+  const Operand &Saddr = I.Ops[I.NumOps - 1];
+  uint64_t A = uint64_t(int64_t(I.Offset));
+  if (Vaddr.Kind != OperandKind::Off)
+    A += uint32_t(W.lane(Vaddr, L, 32));
+  if (Saddr.Kind != OperandKind::Off)
+    A += uint32_t(W.scalar(Saddr, 32));
+  A &= 0xffffffff;
+  uint64_t Per = W.Ctx->PrivatePerLane;
+  if (A + Bytes > Per) {
+    Failure = W.fault(FaultKind::MemoryViolation,
+                      std::string(Write ? "scratch store" : "scratch load") + " of " +
+                          std::to_string(Bytes) + " bytes at private offset " + std::to_string(A) +
+                          " outside the " + std::to_string(Per) + "-byte private segment",
+                      L, A);
+    return nullptr;
+  }
+  return W.Private.data() + L * Per + A;
+}
+
+template <unsigned Bytes, bool SignExtend> Step scratchLoad(Wave &W, const Inst &I) {
+  if (I.NumOps != 3 || I.Ops[0].Dwords * 4u < Bytes)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected scratch load operands");
+  Step Failure = Step::Next;
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (uint64_t M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    uint8_t *P = scratchAt(W, I, 1, L, Bytes, false, Failure);
+    if (!P)
+      return Failure;
+    if constexpr (Bytes < 4) {
+      uint32_t V = 0;
+      std::memcpy(&V, P, Bytes);
+      if (SignExtend)
+        V = Bytes == 1 ? uint32_t(int32_t(int8_t(V))) : uint32_t(int32_t(int16_t(V)));
+      W.vcol(Dst)[L] = V;
+    } else {
+      for (unsigned D = 0; D < Bytes / 4; ++D)
+        std::memcpy(&W.vcol(Dst + D)[L], P + 4 * D, 4);
+    }
+  }
+  return Step::Next;
+}
+
+template <unsigned Bytes> Step scratchStore(Wave &W, const Inst &I) {
+  if (I.NumOps != 3 || I.Ops[1].Dwords * 4u < Bytes)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected scratch store operands");
+  Step Failure = Step::Next;
+  unsigned Data = W.vgprIndex(I.Ops[1]);
+  for (uint64_t M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    uint8_t *P = scratchAt(W, I, 0, L, Bytes, true, Failure);
+    if (!P)
+      return Failure;
+    if constexpr (Bytes < 4) {
+      uint32_t V = W.vcol(Data)[L];
+      std::memcpy(P, &V, Bytes);
+    } else {
+      for (unsigned D = 0; D < Bytes / 4; ++D)
+        std::memcpy(P + 4 * D, &W.vcol(Data + D)[L], 4);
+    }
+  }
+  return Step::Next;
+}
+
+// s_sendmsg_rtn_b32: the returned message values (doorbell id, realtime...) are 0 here.
+Step sendmsgRtn(Wave &W, const Inst &I) {
+  W.writeScalar(I.Ops[0], 0);
+  return Step::Next;
+}
+
+// s_sethalt with a non-zero argument halts the wave: the end of the GFX11 trap sequence.
+Step setHalt(Wave &W, const Inst &) {
+  return W.fault(FaultKind::Trap, "the wave executed a trap (s_sethalt)");
+}
+
+} // namespace
+
+void addScratchOps(TableBuilder &T) {
+  struct L {
+    const char *Gfx9, *Gfx11;
+    Handler H;
+  };
+  const L Loads[] = {{"scratch_load_ubyte", "scratch_load_u8", &scratchLoad<1, false>},
+                     {"scratch_load_sbyte", "scratch_load_i8", &scratchLoad<1, true>},
+                     {"scratch_load_ushort", "scratch_load_u16", &scratchLoad<2, false>},
+                     {"scratch_load_sshort", "scratch_load_i16", &scratchLoad<2, true>},
+                     {"scratch_load_dword", "scratch_load_b32", &scratchLoad<4, false>},
+                     {"scratch_load_dwordx2", "scratch_load_b64", &scratchLoad<8, false>},
+                     {"scratch_load_dwordx3", "scratch_load_b96", &scratchLoad<12, false>},
+                     {"scratch_load_dwordx4", "scratch_load_b128", &scratchLoad<16, false>},
+                     {"scratch_store_byte", "scratch_store_b8", &scratchStore<1>},
+                     {"scratch_store_short", "scratch_store_b16", &scratchStore<2>},
+                     {"scratch_store_dword", "scratch_store_b32", &scratchStore<4>},
+                     {"scratch_store_dwordx2", "scratch_store_b64", &scratchStore<8>},
+                     {"scratch_store_dwordx3", "scratch_store_b96", &scratchStore<12>},
+                     {"scratch_store_dwordx4", "scratch_store_b128", &scratchStore<16>}};
+  for (const L &X : Loads) {
+    T.add(custom(X.Gfx9, X.H, 3));
+    T.alias(X.Gfx11, X.Gfx9);
+  }
+  T.add(custom("s_sendmsg_rtn_b32", &sendmsgRtn, 2));
+  T.add(custom("s_sendmsg_rtn_b64", &sendmsgRtn, 2));
+  OpDef Halt = custom("s_sethalt", &setHalt);
+  Halt.IgnoreOperands = true;
+  T.add(Halt);
+}
+
+} // namespace reptx::emulator::sem
