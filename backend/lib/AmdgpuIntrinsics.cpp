@@ -36,7 +36,29 @@ Error defineIntrinsics(Module &M) {
       continue;
     LLVMContext &Ctx = M.getContext();
     IRBuilder<> B(BasicBlock::Create(Ctx, "", &F));
-    if (Name == ir::intrinsics::AssertFail) {
+    if (Name == ir::intrinsics::Clock64) {
+      // The 64-bit constant-rate counter: GFX11+ has no 64-bit shader cycle counter
+      // (readcyclecounter there is the 20-bit SHADER_CYCLES), so every target uses the same one.
+      B.CreateRet(B.CreateIntrinsic(Intrinsic::readsteadycounter, {}));
+    } else if (Name == ir::intrinsics::GlobalTimer) {
+      // The constant 100 MHz counter (s_memrealtime / s_sendmsg_rtn REALTIME) in nanoseconds.
+      Value *T = B.CreateIntrinsic(Intrinsic::readsteadycounter, {});
+      B.CreateRet(B.CreateMul(T, B.getInt64(10)));
+    } else if (Name == ir::intrinsics::SmId || Name == ir::intrinsics::NSmId) {
+      // Which compute unit runs the work-group is not observable portably: every work-group
+      // reports unit 0 of 1, a consistent answer (%smid < %nsmid) for per-unit indexing.
+      B.CreateRet(B.getInt32(Name == ir::intrinsics::SmId ? 0 : 1));
+    } else if (Name == ir::intrinsics::GridId) {
+      B.CreateRet(B.CreateIntrinsic(Intrinsic::amdgcn_dispatch_id, {}));
+    } else if (Name == ir::intrinsics::TotalSmemSize || Name == ir::intrinsics::DynamicSmemSize) {
+      // The packet's group_segment_size (byte 28) is the work-group's whole LDS: static plus the
+      // launch's dynamic part; the static part is llvm.amdgcn.groupstaticsize.
+      F.setMemoryEffects(MemoryEffects::readOnly());
+      Value *Total = dispatchField(B, 28, B.getInt32Ty());
+      if (Name == ir::intrinsics::DynamicSmemSize)
+        Total = B.CreateSub(Total, B.CreateIntrinsic(Intrinsic::amdgcn_groupstaticsize, {}));
+      B.CreateRet(Total);
+    } else if (Name == ir::intrinsics::AssertFail) {
       // A failed device assert ends the kernel with an error: s_trap.
       B.CreateIntrinsic(Intrinsic::trap, {});
       B.CreateUnreachable();

@@ -5,6 +5,8 @@
 #include "reptx/backend/Backend.h"
 
 #include "AmdgpuIntrinsics.h"
+#include "DeviceLibrary.h"
+#include "WarpLayout.h"
 
 #include "reptx/ir/Lift.h"
 
@@ -25,6 +27,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <mutex>
+#include <chrono>
 #include <set>
 
 LLD_HAS_DRIVER(elf)
@@ -97,6 +100,13 @@ Error prepare(Module &M, TargetMachine &TM, const CompileOptions &Opts) {
     return createStringError("code object version must be 4, 5 or 6");
   M.setTargetTriple(TM.getTargetTriple());
   M.setDataLayout(TM.createDataLayout());
+  // Helpers first (backend/device/), then the warp layout, then the simple intrinsics.
+  unsigned Wave = waveSize(Opts.Arch);
+  if (Error E = linkDeviceLibrary(M, Wave))
+    return E;
+  if (Wave == 64 && Opts.Wave64 == CompileOptions::Wave64Mode::Single)
+    if (Error E = lowerWave64Single(M))
+      return E;
   if (Error E = defineIntrinsics(M))
     return E;
   for (Function &F : M) {
@@ -115,7 +125,8 @@ Error prepare(Module &M, TargetMachine &TM, const CompileOptions &Opts) {
       if (N && N <= 1024)
         Size = ("1," + Twine(N)).str();
     }
-    F.addFnAttr("amdgpu-flat-work-group-size", Size);
+    if (!F.hasFnAttribute("amdgpu-flat-work-group-size")) // wave64 single mode sets its own
+      F.addFnAttr("amdgpu-flat-work-group-size", Size);
     F.removeFnAttr(ir::KernelAttr);
     F.removeFnAttr(ir::MaxNTidAttr);
     F.removeFnAttr(ir::ReqNTidAttr);
@@ -227,10 +238,18 @@ Expected<CodeObject> compile(const Module &Lifted, const CompileOptions &Opts) {
   std::vector<std::string> Expected = kernelNames(Lifted);
   if (Expected.empty())
     return createStringError("no kernels to compile");
+  CompileTimes Times;
+  using Clock = std::chrono::steady_clock;
+  auto Since = [](Clock::time_point T) {
+    return std::chrono::duration<double>(Clock::now() - T).count();
+  };
+  auto T0 = Clock::now();
   std::unique_ptr<Module> M = CloneModule(Lifted);
   if (Error E = prepare(*M, TM, Opts))
     return std::move(E);
+  Times.Prepare = Since(T0);
 
+  T0 = Clock::now();
   {
     LoopAnalysisManager LAM;
     FunctionAnalysisManager FAM;
@@ -245,7 +264,9 @@ Expected<CodeObject> compile(const Module &Lifted, const CompileOptions &Opts) {
     ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
     MPM.run(*M, MAM);
   }
+  Times.Optimize = Since(T0);
 
+  T0 = Clock::now();
   SmallVector<char, 0> Object;
   {
     raw_svector_ostream OS(Object);
@@ -254,7 +275,10 @@ Expected<CodeObject> compile(const Module &Lifted, const CompileOptions &Opts) {
       return createStringError("the AMDGPU target cannot emit an object file");
     PM.run(*M);
   }
+  Times.Codegen = Since(T0);
+  T0 = Clock::now();
   auto Linked = link(Object);
+  Times.Link = Since(T0);
   if (!Linked)
     return Linked.takeError();
   auto Found = kernelSymbols(*Linked);
@@ -265,7 +289,7 @@ Expected<CodeObject> compile(const Module &Lifted, const CompileOptions &Opts) {
     if (!Have.count(K))
       return createStringError("kernel '" + K + "' is missing from the " + Opts.Arch +
                                " code object");
-  return CodeObject{std::move(*Linked), std::move(Expected)};
+  return CodeObject{std::move(*Linked), std::move(Expected), Times};
 }
 
 } // namespace reptx::backend

@@ -5,6 +5,8 @@
 // syntax names every operand explicitly (implicit VCC included), which the raw MCInst does not.
 #include "Decoder.h"
 
+#include "CrossLane.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/MC/MCAsmInfo.h"
@@ -209,6 +211,52 @@ std::string parseOperand(StringRef T, Operand &O) {
     }
   if (parseFloatConst(T, O))
     return {};
+  // hwreg(NAME[, offset, size]) of s_getreg/s_setreg: the SIMM16 encoding (id [5:0], offset
+  // [10:6], size-1 [15:11]; AMD ISA manuals, "S_GETREG_B32") as an integer constant.
+  if (T.consume_front("hwreg(") && T.consume_back(")")) {
+    SmallVector<StringRef, 3> Parts;
+    T.split(Parts, ',');
+    static const struct {
+      StringRef Name;
+      unsigned Id;
+    } Regs[] = {{"HW_REG_MODE", 1},  {"HW_REG_STATUS", 2},    {"HW_REG_TRAPSTS", 3},
+                {"HW_REG_HW_ID", 4}, {"HW_REG_GPR_ALLOC", 5}, {"HW_REG_LDS_ALLOC", 6},
+                {"HW_REG_IB_STS", 7}};
+    int64_t Id = -1, Off = 0, Size = 32;
+    StringRef Name = Parts[0].trim();
+    for (const auto &R : Regs)
+      if (Name == R.Name)
+        Id = R.Id;
+    if ((Id < 0 && !parseInt(Name, Id)) ||
+        (Parts.size() == 3 &&
+         (!parseInt(Parts[1].trim(), Off) || !parseInt(Parts[2].trim(), Size))) ||
+        (Parts.size() != 1 && Parts.size() != 3) || Id < 0 || Id > 63 || Off < 0 || Off > 31 ||
+        Size < 1 || Size > 32)
+      return "malformed hwreg operand";
+    O.Kind = OperandKind::IntConst;
+    O.Value = Id | (Off << 6) | ((Size - 1) << 11);
+    return {};
+  }
+  // sendmsg(MSG_...) of s_sendmsg_rtn: the message id (RDNA3 ISA, "S_SENDMSG_RTN_B32/B64").
+  if (T.consume_front("sendmsg(") && T.consume_back(")")) {
+    static const struct {
+      StringRef Name;
+      unsigned Id;
+    } Msgs[] = {{"MSG_RTN_GET_DOORBELL", 128}, {"MSG_RTN_GET_DDID", 129},
+                {"MSG_RTN_GET_TMA", 130},      {"MSG_RTN_GET_REALTIME", 131},
+                {"MSG_RTN_SAVE_WAVE", 132},    {"MSG_RTN_GET_TBA", 133}};
+    for (const auto &M : Msgs)
+      if (T.trim() == M.Name) {
+        O.Kind = OperandKind::IntConst;
+        O.Value = M.Id;
+        return {};
+      }
+    if (parseInt(T.trim(), O.Value)) {
+      O.Kind = OperandKind::IntConst;
+      return {};
+    }
+    return "malformed sendmsg operand";
+  }
   // The printer writes inline integer constants in decimal and literals in hex.
   if (parseInt(T, O.Value)) {
     StringRef Digits = T.starts_with("-") ? T.drop_front() : T;
@@ -238,12 +286,14 @@ std::string parseModifier(StringRef T, Inst &I) {
   auto [Name, Value] = T.split(':');
   int64_t N = 0;
   if (Name == "offset" || Name == "offset0" || Name == "offset1") {
-    if (!parseInt(Value, N))
+    if (!parseInt(Value, N) && !(Name == "offset" && parseSwizzleOffset(Value, N)))
       return "malformed " + Name.str();
     (Name == "offset1" ? I.Offset1 : I.Offset) = int32_t(N);
     I.HasOffset = true;
     return {};
   }
+  if (std::string E; parseDppModifier(T, I, E))
+    return E;
   if (T == "clamp") {
     I.Clamp = true;
     return {};
@@ -353,6 +403,10 @@ std::string parseSingle(StringRef Text, unsigned WaveSize, Inst &I, bool InVopd)
     if (!E.empty())
       setProblem(I, E);
   }
+  // The mixed-precision v_fma_mix*/v_mad_mix* print op_sel_hi only when set: their default is
+  // all zeros (f32 sources), unlike the packed operations' all ones.
+  if (StringRef(Canonical).contains("_mix"))
+    I.OpSelHi = 0;
   for (StringRef M : Modifiers) {
     std::string E = parseModifier(M, I);
     if (!E.empty())
@@ -382,12 +436,17 @@ std::string parseSingle(StringRef Text, unsigned WaveSize, Inst &I, bool InVopd)
   if (I.Op->NumOperands >= 0 && I.NumOps != unsigned(I.Op->NumOperands))
     setProblem(I, "expected " + std::to_string(I.Op->NumOperands) + " operands, found " +
                       std::to_string(I.NumOps));
+  if (StringRef(Mnemonic).ends_with("_dpp"))
+    wrapDpp(I);
   return Mnemonic;
 }
 
 } // namespace
 
 StringRef canonicalMnemonic(StringRef Mnemonic) {
+  // DPP forms (v_mov_b32_dpp, v_add_nc_u32_e64_dpp) are their operation plus a source permutation.
+  if (Mnemonic.ends_with("_dpp"))
+    Mnemonic = Mnemonic.drop_back(4);
   if (Mnemonic.ends_with("_e32") || Mnemonic.ends_with("_e64"))
     return Mnemonic.drop_back(4);
   if (Mnemonic.ends_with("_sdwa"))

@@ -37,13 +37,15 @@ std::optional<AllocationInfo> Device::findAllocation(uint64_t Address) const {
   return AllocationInfo{A->Base, A->Size, A->Label};
 }
 
+void Device::setCodeObjectsWritable(bool Writable) { P->WritableCodeObjects = Writable; }
+
 Expected<uint64_t> Device::loadCodeObject(const CodeObject &CO) {
   auto It = P->LoadBases.find(CO.uniqueId());
   if (It != P->LoadBases.end())
     return It->second;
   ArrayRef<uint8_t> Image = CO.image();
   auto Base = P->Mem.allocate(Image.size(), "code object " + CO.target().Processor,
-                              /*ReadOnly=*/true);
+                              /*ReadOnly=*/!P->WritableCodeObjects);
   if (!Base)
     return Base.takeError();
   if (Error E = P->Mem.hostWrite(*Base, Image.data(), Image.size(), /*Privileged=*/true))

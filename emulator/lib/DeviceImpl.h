@@ -12,6 +12,7 @@ struct Device::Impl {
   Memory Mem;
   std::map<uint64_t, uint64_t> LoadBases; // code object id -> load base
   uint64_t NextDispatchId = 1;
+  bool WritableCodeObjects = false;
 };
 
 // Runs one dispatch of a code object mapped at LoadBase (see Dispatch.cpp).

@@ -305,6 +305,10 @@ void DispatchRun::initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3
   W.Executed = 0;
   W.Status = WaveStatus::Ready;
   W.Fault = WaveFault();
+  // MODE from COMPUTE_PGM_RSRC1: FLOAT_ROUND_MODE_32/_16_64 and FLOAT_DENORM_MODE_32/_16_64 are
+  // bits 19:12, laid out like MODE's bits 7:0; DX10_CLAMP (21) and IEEE_MODE (23).
+  W.Mode = ((D.ComputePgmRsrc1 >> 12) & 0xff) | (D.enableDx10Clamp() ? 1u << 8 : 0) |
+           (D.enableIeeeMode() ? 1u << 9 : 0);
 
   // User SGPRs in the documented order, then the system SGPRs from USER_SGPR_COUNT on.
   unsigned R = 0;
@@ -332,6 +336,13 @@ void DispatchRun::initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3
   for (unsigned Dim = 0; Dim < 3; ++Dim)
     if (D.enableWorkgroupId(Dim))
       W.S[R++] = GroupId[Dim];
+  // GFX12 architected SGPRs: the hardware also puts the work-group ids in TTMP9 (x) and TTMP7
+  // (y in bits 15:0, z in 31:16), where LLVM reads them (AMDGPUUsage, "Initial Kernel Execution
+  // State").
+  if (CO.target().Family == GfxFamily::GFX12) {
+    W.S[sreg::Ttmp0 + 9] = GroupId[0];
+    W.S[sreg::Ttmp0 + 7] = (GroupId[1] & 0xffff) | (GroupId[2] << 16);
+  }
   if (D.enableWorkgroupInfo()) {
     unsigned WavesInGroup = (Threads + W.Size - 1) / W.Size;
     W.S[R++] = (Index == 0 ? 1u << 31 : 0u) | (WavesInGroup & 0x3f);
@@ -389,7 +400,9 @@ Error DispatchRun::faultError(const Wave &W) const {
 
 Error DispatchRun::runWorkgroup(Dim3 GroupId) {
   Group.Id = GroupId;
-  Group.Lds.assign(size_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize, 0);
+  // Whole dwords: the hardware allocates LDS in blocks of 128 dwords or more, and LLVM does 8-
+  // and 16-bit atomics (PTX atom.add.f16, atom.cas.b16) on the dword that contains the value.
+  Group.Lds.assign((size_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize + 3) & ~size_t(3), 0);
   // A partial work-group at the end of the grid has the remaining work-items only.
   Dim3 Size = {std::min(P.WorkgroupSize.X, P.GridSize.X - GroupId.X * P.WorkgroupSize.X),
                std::min(P.WorkgroupSize.Y, P.GridSize.Y - GroupId.Y * P.WorkgroupSize.Y),

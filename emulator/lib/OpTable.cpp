@@ -19,6 +19,9 @@ struct Table {
     sem::addScalarOps(Builder);
     sem::addVectorOps(Builder);
     sem::addMemoryOps(Builder);
+    sem::addCrossLaneOps(Builder);
+    sem::addGfx12Ops(Builder);
+    sem::addHalfOps(Builder);
     sem::addIntegerExtraOps(Builder);
     sem::addScratchOps(Builder);
     for (const OpDef &D : Builder.Defs)

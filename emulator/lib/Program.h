@@ -125,6 +125,14 @@ struct Inst {
   uint32_t Target = UINT32_MAX; // branch target index
   uint32_t Second = UINT32_MAX; // VOPD: index of the Y half in Program::Extra
   Operand Ops[6];
+  // DPP (AMD ISA manuals, "DPP"): src0 is read from another lane per DppCtrl (DPP16 control as
+  // encoded: quad_perm, row_shl/shr/ror, wave_*, row_mirror, row_bcast, row_share, row_xmask) or
+  // the DPP8 lane selects, under row/bank masks; the operation itself is DppInner.
+  const OpDef *DppInner = nullptr;
+  uint16_t DppCtrl = 0;
+  uint32_t Dpp8 = 0; // 3 bits per lane of a group of 8
+  uint8_t DppRowMask = 0xf, DppBankMask = 0xf;
+  bool IsDpp8 = false, DppBoundCtrl = false, DppFetchInactive = false;
   std::string Problem; // why the instruction cannot execute although Op is set
 };
 

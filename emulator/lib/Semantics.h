@@ -57,6 +57,10 @@ template <> struct ValueType<double> {
   static constexpr unsigned Bits = 64;
   static constexpr NumKind Kind = NumKind::Float;
 };
+template <> struct ValueType<_Float16> {
+  static constexpr unsigned Bits = 16;
+  static constexpr NumKind Kind = NumKind::Float;
+};
 template <> struct ValueType<bool> { // a lane's bit of a mask operand (VCC, an SGPR pair)
   static constexpr unsigned Bits = 1;
   static constexpr NumKind Kind = NumKind::Unsigned;
@@ -67,6 +71,8 @@ template <typename T> T fromBits(uint64_t X) {
     return std::bit_cast<float>(uint32_t(X));
   else if constexpr (std::is_same_v<T, double>)
     return std::bit_cast<double>(X);
+  else if constexpr (std::is_same_v<T, _Float16>)
+    return std::bit_cast<_Float16>(uint16_t(X));
   else if constexpr (std::is_same_v<T, bool>)
     return X & 1;
   else
@@ -78,32 +84,58 @@ template <typename T> uint64_t toBits(T V) {
     return std::bit_cast<uint32_t>(V);
   else if constexpr (std::is_same_v<T, double>)
     return std::bit_cast<uint64_t>(V);
+  else if constexpr (std::is_same_v<T, _Float16>)
+    return std::bit_cast<uint16_t>(V);
   else if constexpr (std::is_same_v<T, bool>)
     return V ? 1 : 0;
   else
     return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(V));
 }
 
-template <typename T> constexpr bool IsFloat = std::is_floating_point_v<T>;
+template <typename T>
+constexpr bool IsFloat = std::is_floating_point_v<T> || std::is_same_v<T, _Float16>;
 
 // Denormal flushing per FLOAT_DENORM_MODE (sign preserved).
 template <typename T> T flushDenormal(T V) {
-  if (std::fpclassify(V) == FP_SUBNORMAL)
+  if constexpr (std::is_same_v<T, _Float16>) {
+    uint16_t B = std::bit_cast<uint16_t>(V);
+    return (B & 0x7c00) == 0 ? std::bit_cast<_Float16>(uint16_t(B & 0x8000)) : V;
+  } else if (std::fpclassify(V) == FP_SUBNORMAL)
     return std::signbit(V) ? T(-0.0) : T(0.0);
   return V;
 }
 template <typename T> T flushIn(const Wave &W, T V) {
   if constexpr (std::is_same_v<T, float>)
-    return W.Ctx->FlushF32In ? flushDenormal(V) : V;
-  else if constexpr (std::is_same_v<T, double>)
-    return W.Ctx->FlushF64In ? flushDenormal(V) : V;
+    return W.flushF32In() ? flushDenormal(V) : V;
+  else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, _Float16>)
+    return W.flushF64In() ? flushDenormal(V) : V;
   else
     return V;
 }
 
 // Output modifiers of VOP3 (omod, then clamp to [0, 1]) and denormal flushing of the result.
 template <typename T> T finish(const Wave &W, const Inst &I, T V) {
-  if constexpr (IsFloat<T>) {
+  if constexpr (std::is_same_v<T, _Float16>) {
+    // Through float, where every f16 value and the omod products are exact.
+    float F = float(V);
+    if (I.Omod == 1)
+      F *= 2.0f;
+    else if (I.Omod == 2)
+      F *= 4.0f;
+    else if (I.Omod == 3)
+      F *= 0.5f;
+    if (I.Clamp) {
+      if (std::isnan(F)) {
+        if (W.dx10Clamp())
+          F = 0.0f;
+      } else {
+        F = F < 0.0f ? 0.0f : F > 1.0f ? 1.0f : F;
+      }
+    }
+    if (I.Omod || I.Clamp)
+      V = _Float16(F);
+    return W.flushF64Out() ? flushDenormal(V) : V;
+  } else if constexpr (IsFloat<T>) {
     if (I.Omod == 1)
       V *= T(2);
     else if (I.Omod == 2)
@@ -112,20 +144,38 @@ template <typename T> T finish(const Wave &W, const Inst &I, T V) {
       V *= T(0.5);
     if (I.Clamp) {
       if (std::isnan(V)) {
-        if (W.Ctx->Dx10Clamp) // DX10_CLAMP: NaN clamps to 0; IEEE mode keeps the NaN
+        if (W.dx10Clamp()) // DX10_CLAMP: NaN clamps to 0; IEEE mode keeps the NaN
           V = T(0);
       } else {
         V = V < T(0) ? T(0) : V > T(1) ? T(1) : V;
       }
     }
     if constexpr (std::is_same_v<T, float>)
-      return W.Ctx->FlushF32Out ? flushDenormal(V) : V;
+      return W.flushF32Out() ? flushDenormal(V) : V;
     else
-      return W.Ctx->FlushF64Out ? flushDenormal(V) : V;
+      return W.flushF64Out() ? flushDenormal(V) : V;
   } else {
     return V;
   }
 }
+
+// MODE.FP_ROUND of a result type: f32 in bits [1:0], f64 and f16 in [3:2] (0 nearest even, 1 +inf,
+// 2 -inf, 3 zero).
+template <typename T> unsigned roundModeFor(const Wave &W) {
+  return std::is_same_v<T, float> ? (W.Mode & 3) : ((W.Mode >> 2) & 3);
+}
+// Sets the host's rounding mode for a MODE.FP_ROUND value other than nearest-even and restores
+// round-to-nearest afterwards (SemanticsHalf.cpp).
+class HostRounding {
+public:
+  HostRounding(const Wave &W, unsigned Mode);
+  ~HostRounding();
+  HostRounding(const HostRounding &) = delete;
+  HostRounding &operator=(const HostRounding &) = delete;
+
+private:
+  bool Active = false;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Function traits of the operation functions
@@ -174,6 +224,9 @@ auto callLane(const Wave &W, const Inst &I, unsigned L, std::index_sequence<K...
 
 template <auto F, bool Acc = false> bool vopCompute(Wave &W, const Inst &I, uint64_t *Out) {
   using Tr = FnTraits<decltype(F)>;
+  // MODE.FP_ROUND: float results round in the wave's mode, through the host's rounding mode
+  // (every lane's operands are read and its result stored between the two mode changes).
+  HostRounding Round(W, IsFloat<typename Tr::Ret> ? roundModeFor<typename Tr::Ret>(W) : 0);
   W.forEachActive([&](unsigned L) {
     Out[L] = toBits(finish(W, I, callLane<F, Acc>(W, I, L, std::make_index_sequence<Tr::Arity>())));
   });
@@ -196,6 +249,32 @@ template <auto F, bool Acc = false> Step vopExec(Wave &W, const Inst &I) {
   vopCompute<F, Acc>(W, I, W.Out);
   W.commitVop(I, I.Ops[0], W.Out, resultBits<F>());
   return Step::Next;
+}
+
+// Unsigned 32-bit integer operations whose VOP3 CLAMP bit saturates (V_ADD_U32, V_SUB_U32...):
+// F returns the exact result as int64_t; with CLAMP it is clamped to [0, 2^32 - 1].
+template <auto F> bool vopSatCompute(Wave &W, const Inst &I, uint64_t *Out) {
+  using Tr = FnTraits<decltype(F)>;
+  W.forEachActive([&](unsigned L) {
+    int64_t R = callLane<F, false>(W, I, L, std::make_index_sequence<Tr::Arity>());
+    Out[L] = I.Clamp ? uint64_t(R < 0 ? 0 : R > int64_t(UINT32_MAX) ? int64_t(UINT32_MAX) : R)
+                     : uint64_t(uint32_t(R));
+  });
+  return true;
+}
+template <auto F> Step vopSatExec(Wave &W, const Inst &I) {
+  vopSatCompute<F>(W, I, W.Out);
+  W.commitVop(I, I.Ops[0], W.Out, 32);
+  return Step::Next;
+}
+template <auto F> OpDef vopSat(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &vopSatExec<F>;
+  D.Compute = &vopSatCompute<F>;
+  D.NumOperands = int8_t(1 + FnTraits<decltype(F)>::Arity);
+  D.ResultBits = 32;
+  return D;
 }
 
 template <auto F, bool Acc = false> OpDef vop(llvm::StringRef Name) {
@@ -378,6 +457,10 @@ public:
 void addScalarOps(TableBuilder &T);
 void addVectorOps(TableBuilder &T);
 void addMemoryOps(TableBuilder &T);
+void addCrossLaneOps(TableBuilder &T); // SemanticsCrossLane.cpp: DPP, swizzle, permlane
+void addGfx12Ops(TableBuilder &T);     // SemanticsGfx12.cpp
+// f16/packed f16 VALU, MODE register access and the float division helpers (SemanticsHalf.cpp).
+void addHalfOps(TableBuilder &T);
 /// SemanticsIntegerExtra.cpp: clamped integer add/sub, v_sad_u32, packed dot products.
 void addIntegerExtraOps(TableBuilder &T);
 /// SemanticsScratch.cpp: scratch (private) memory and the GFX11 trap messages.

@@ -15,6 +15,7 @@ namespace reptx::emulator::sem {
 
 namespace {
 
+using u16 = uint16_t;
 using u32 = uint32_t;
 using i32 = int32_t;
 using u64 = uint64_t;
@@ -124,6 +125,33 @@ template <Space S, unsigned Bytes, bool SignExtend> Step load(Wave &W, const Ins
   return Step::Next;
 }
 
+// D16 loads (GFX9 *_d16/_d16_hi, GFX11 load_d16_*): a byte or a short goes to one half of the
+// destination VGPR (bytes zero- or sign-extended to 16 bits) and the other half is kept.
+template <bool SignExtend> u32 d16Merge(u32 Old, u32 V, unsigned Bytes, bool Hi) {
+  if (Bytes == 1)
+    V = SignExtend ? u32(u16(int16_t(int8_t(V)))) : (V & 0xff);
+  V &= 0xffff;
+  return Hi ? (Old & 0xffffu) | (V << 16) : (Old & 0xffff0000u) | V;
+}
+
+template <Space S, unsigned Bytes, bool SignExtend, bool Hi> Step loadD16(Wave &W, const Inst &I) {
+  unsigned Expected = S == Space::Global ? 3 : 2;
+  if (I.NumOps != Expected)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
+  Step Failure = Step::Next;
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    uint8_t *P = resolve(W, S, laneAddress(W, I, S, 1, L), Bytes, false, L, Failure);
+    if (!P)
+      return Failure;
+    u32 V = 0;
+    std::memcpy(&V, P, Bytes);
+    W.vcol(Dst)[L] = d16Merge<SignExtend>(W.vcol(Dst)[L], V, Bytes, Hi);
+  }
+  return Step::Next;
+}
+
 template <Space S, unsigned Bytes> Step store(Wave &W, const Inst &I) {
   unsigned Expected = S == Space::Global ? 3 : 2;
   if (I.NumOps != Expected)
@@ -151,7 +179,46 @@ template <Space S, unsigned Bytes> Step store(Wave &W, const Inst &I) {
 
 // Read-modify-write operations; lanes execute in lane order, which is one of the orders the
 // hardware may choose.
-enum class Rmw { Add, Sub, SMin, UMin, SMax, UMax, And, Or, Xor, Inc, Dec, Swap, CmpSwap, AddF32 };
+enum class Rmw {
+  Add,
+  Sub,
+  SMin,
+  UMin,
+  SMax,
+  UMax,
+  And,
+  Or,
+  Xor,
+  Inc,
+  Dec,
+  Swap,
+  CmpSwap,
+  AddF32,
+  PkAddF16,
+  PkAddBF16
+};
+
+// Packed 16-bit float adds of the *_pk_add_f16/bf16 atomics, per half rounded to nearest even
+// (through float: its 24 bits make the double rounding exact for sums of f16 or bf16 values).
+u32 pkAddF16(u32 A, u32 B) {
+  u32 R = 0;
+  for (unsigned H = 0; H < 32; H += 16) {
+    float X = float(std::bit_cast<_Float16>(uint16_t(A >> H))) +
+              float(std::bit_cast<_Float16>(uint16_t(B >> H)));
+    R |= u32(std::bit_cast<uint16_t>(_Float16(X))) << H;
+  }
+  return R;
+}
+u32 pkAddBF16(u32 A, u32 B) {
+  u32 R = 0;
+  for (unsigned H = 0; H < 32; H += 16) {
+    float X = std::bit_cast<float>((A >> H) << 16) + std::bit_cast<float>((B >> H) << 16);
+    u32 U = std::bit_cast<u32>(X);
+    u32 Bf = X != X ? (U >> 16) | 0x40 : (U + 0x7fff + ((U >> 16) & 1)) >> 16;
+    R |= (Bf & 0xffff) << H;
+  }
+  return R;
+}
 
 template <typename T, Rmw Op> T rmw(T Old, T Data, T Compare) {
   using S = std::make_signed_t<T>;
@@ -185,6 +252,14 @@ template <typename T, Rmw Op> T rmw(T Old, T Data, T Compare) {
   case Rmw::AddF32:
     if constexpr (sizeof(T) == 4)
       return std::bit_cast<T>(std::bit_cast<float>(Old) + std::bit_cast<float>(Data));
+    return Old;
+  case Rmw::PkAddF16:
+    if constexpr (sizeof(T) == 4)
+      return pkAddF16(Old, Data);
+    return Old;
+  case Rmw::PkAddBF16:
+    if constexpr (sizeof(T) == 4)
+      return pkAddBF16(Old, Data);
     return Old;
   }
   return Old;
@@ -228,8 +303,11 @@ template <Space S, typename T, Rmw Op> Step atomic(Wave &W, const Inst &I) {
 
 // ---- LDS
 
+// The LDS address is the 32-bit sum of the address VGPR and the instruction offset (it wraps:
+// the compiler folds constant offsets into the instruction even when the VGPR alone would be
+// "negative").
 u64 ldsAddress(const Wave &W, const Inst &I, unsigned Op, unsigned L, i64 Extra) {
-  return u64(u32(W.lane(I.Ops[Op], L, 32))) + u64(Extra);
+  return u64(u32(u32(W.lane(I.Ops[Op], L, 32)) + u32(Extra)));
 }
 
 template <unsigned Bytes, bool SignExtend> Step dsRead(Wave &W, const Inst &I) {
@@ -252,6 +330,21 @@ template <unsigned Bytes, bool SignExtend> Step dsRead(Wave &W, const Inst &I) {
       for (unsigned D = 0; D < Bytes / 4; ++D)
         std::memcpy(&W.vcol(Dst + D)[L], P + 4 * D, 4);
     }
+  }
+  return Step::Next;
+}
+
+template <unsigned Bytes, bool SignExtend, bool Hi> Step dsReadD16(Wave &W, const Inst &I) {
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 A = ldsAddress(W, I, 1, L, u32(I.Offset));
+    uint8_t *P = ldsPtr(W, A, Bytes);
+    if (!P)
+      return ldsFault(W, A, Bytes, false, L);
+    u32 V = 0;
+    std::memcpy(&V, P, Bytes);
+    W.vcol(Dst)[L] = d16Merge<SignExtend>(W.vcol(Dst)[L], V, Bytes, Hi);
   }
   return Step::Next;
 }
@@ -284,15 +377,18 @@ template <unsigned ElemBytes, unsigned Stride> Step dsRead2(Wave &W, const Inst 
   unsigned Dst = W.vgprIndex(I.Ops[0]);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
+    // Both addresses first: the destination may overlap the address VGPR.
+    uint8_t *P[2];
     for (unsigned E = 0; E < 2; ++E) {
       i64 Off = i64(u32(E ? I.Offset1 : I.Offset) & 0xff) * ElemBytes * Stride;
       u64 A = ldsAddress(W, I, 1, L, Off);
-      uint8_t *P = ldsPtr(W, A, ElemBytes);
-      if (!P)
+      P[E] = ldsPtr(W, A, ElemBytes);
+      if (!P[E])
         return ldsFault(W, A, ElemBytes, false, L);
-      for (unsigned D = 0; D < ElemBytes / 4; ++D)
-        std::memcpy(&W.vcol(Dst + E * (ElemBytes / 4) + D)[L], P + 4 * D, 4);
     }
+    for (unsigned E = 0; E < 2; ++E)
+      for (unsigned D = 0; D < ElemBytes / 4; ++D)
+        std::memcpy(&W.vcol(Dst + E * (ElemBytes / 4) + D)[L], P[E] + 4 * D, 4);
   }
   return Step::Next;
 }
@@ -369,6 +465,39 @@ template <typename T, Rmw Op> Step dsAtomic(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
+// DS compare-and-store: [vdst,] addr, data0, data1 (AMD GFX9 ISA "DS_CMPST_B32": data0 is the
+// compare value, data1 the new one; RDNA3 "DS_CMPSTORE_B32": the other way round).
+template <typename T, bool NewFirst> Step dsCmpSwap(Wave &W, const Inst &I) {
+  bool Returns = I.NumOps == 4;
+  if (I.NumOps != 3 && !Returns)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
+  unsigned First = Returns ? 1 : 0;
+  if (!holds(I.Ops[First + 1], sizeof(T)) || !holds(I.Ops[First + 2], sizeof(T)) ||
+      (Returns && !holds(I.Ops[0], sizeof(T))))
+    return widthFault(W);
+  unsigned D0 = W.vgprIndex(I.Ops[First + 1]), D1 = W.vgprIndex(I.Ops[First + 2]);
+  auto Value = [&](unsigned R, unsigned L) {
+    T V = T(W.vcol(R)[L]);
+    if constexpr (sizeof(T) == 8)
+      V |= T(W.vcol(R + 1)[L]) << 32;
+    return V;
+  };
+  for (u64 M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    u64 A = ldsAddress(W, I, First, L, u32(I.Offset));
+    uint8_t *P = ldsPtr(W, A, sizeof(T));
+    if (!P)
+      return ldsFault(W, A, sizeof(T), true, L);
+    T Old, New = Value(NewFirst ? D0 : D1, L), Cmp = Value(NewFirst ? D1 : D0, L);
+    std::memcpy(&Old, P, sizeof(T));
+    if (Old == Cmp)
+      std::memcpy(P, &New, sizeof(T));
+    if (Returns)
+      W.writeLane(I.Ops[0], L, u64(Old), sizeof(T) * 8);
+  }
+  return Step::Next;
+}
+
 // ---- SMEM: [sdst, sbase, offset]; offset is an immediate, an SGPR or null, plus "offset:".
 Step smemLoad(Wave &W, const Inst &I) {
   u64 Base = W.scalar(I.Ops[1], 64);
@@ -423,6 +552,19 @@ template <Space S> void addFlatFamily(TableBuilder &T, llvm::StringRef Prefix) {
                  {"store_dwordx3", "store_b96"}, {"store_dwordx4", "store_b128"}};
   for (const auto &R : Renames)
     T.alias(Name(R.Gfx11), Name(R.Gfx9));
+  static const struct {
+    const char *Gfx9, *Gfx11;
+    Handler H;
+  } D16[] = {{"load_ubyte_d16", "load_d16_u8", &loadD16<S, 1, false, false>},
+             {"load_ubyte_d16_hi", "load_d16_hi_u8", &loadD16<S, 1, false, true>},
+             {"load_sbyte_d16", "load_d16_i8", &loadD16<S, 1, true, false>},
+             {"load_sbyte_d16_hi", "load_d16_hi_i8", &loadD16<S, 1, true, true>},
+             {"load_short_d16", "load_d16_b16", &loadD16<S, 2, false, false>},
+             {"load_short_d16_hi", "load_d16_hi_b16", &loadD16<S, 2, false, true>}};
+  for (const auto &R : D16) {
+    T.add(custom(Name(R.Gfx9), R.H));
+    T.alias(Name(R.Gfx11), Name(R.Gfx9));
+  }
 
   auto Atomic = [&](llvm::StringRef Gfx9, llvm::StringRef Gfx11, Handler H) {
     T.add(custom(Name(Gfx9), H));
@@ -443,6 +585,8 @@ template <Space S> void addFlatFamily(TableBuilder &T, llvm::StringRef Prefix) {
   Atomic("atomic_swap", "atomic_swap_b32", &atomic<S, u32, Rmw::Swap>);
   Atomic("atomic_cmpswap", "atomic_cmpswap_b32", &atomic<S, u32, Rmw::CmpSwap>);
   Atomic("atomic_add_f32", "", &atomic<S, u32, Rmw::AddF32>);
+  Atomic("atomic_pk_add_f16", "", &atomic<S, u32, Rmw::PkAddF16>);
+  Atomic("atomic_pk_add_bf16", "", &atomic<S, u32, Rmw::PkAddBF16>);
   Atomic("atomic_add_x2", "atomic_add_u64", &atomic<S, u64, Rmw::Add>);
   Atomic("atomic_swap_x2", "atomic_swap_b64", &atomic<S, u64, Rmw::Swap>);
   Atomic("atomic_cmpswap_x2", "atomic_cmpswap_b64", &atomic<S, u64, Rmw::CmpSwap>);
@@ -472,6 +616,12 @@ void addMemoryOps(TableBuilder &T) {
   T.add(custom("ds_read_b64", &dsRead<8, false>, 2));
   T.add(custom("ds_read_b96", &dsRead<12, false>, 2));
   T.add(custom("ds_read_b128", &dsRead<16, false>, 2));
+  T.add(custom("ds_read_u8_d16", &dsReadD16<1, false, false>, 2));
+  T.add(custom("ds_read_u8_d16_hi", &dsReadD16<1, false, true>, 2));
+  T.add(custom("ds_read_i8_d16", &dsReadD16<1, true, false>, 2));
+  T.add(custom("ds_read_i8_d16_hi", &dsReadD16<1, true, true>, 2));
+  T.add(custom("ds_read_u16_d16", &dsReadD16<2, false, false>, 2));
+  T.add(custom("ds_read_u16_d16_hi", &dsReadD16<2, false, true>, 2));
   T.add(custom("ds_write_b8", &dsWrite<1>, 2));
   T.add(custom("ds_write_b16", &dsWrite<2>, 2));
   T.add(custom("ds_write_b32", &dsWrite<4>, 2));
@@ -506,8 +656,19 @@ void addMemoryOps(TableBuilder &T) {
       {"ds_dec_u32", "ds_dec_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::Dec>},
       {"ds_add_f32", "ds_add_rtn_f32", nullptr, nullptr, &dsAtomic<u32, Rmw::AddF32>},
       {"ds_add_u64", "ds_add_rtn_u64", nullptr, nullptr, &dsAtomic<u64, Rmw::Add>},
+      {"ds_pk_add_f16", "ds_pk_add_rtn_f16", nullptr, nullptr, &dsAtomic<u32, Rmw::PkAddF16>},
+      {"ds_pk_add_bf16", "ds_pk_add_rtn_bf16", nullptr, nullptr, &dsAtomic<u32, Rmw::PkAddBF16>},
       {nullptr, "ds_wrxchg_rtn_b32", nullptr, "ds_storexchg_rtn_b32", &dsAtomic<u32, Rmw::Swap>},
   };
+  // Compare-and-store: GFX9 ds_cmpst takes {compare, new}, GFX11 ds_cmpstore {new, compare}.
+  T.add(custom("ds_cmpst_b32", &dsCmpSwap<u32, false>));
+  T.add(custom("ds_cmpst_rtn_b32", &dsCmpSwap<u32, false>));
+  T.add(custom("ds_cmpst_b64", &dsCmpSwap<u64, false>));
+  T.add(custom("ds_cmpst_rtn_b64", &dsCmpSwap<u64, false>));
+  T.add(custom("ds_cmpstore_b32", &dsCmpSwap<u32, true>));
+  T.add(custom("ds_cmpstore_rtn_b32", &dsCmpSwap<u32, true>));
+  T.add(custom("ds_cmpstore_b64", &dsCmpSwap<u64, true>));
+  T.add(custom("ds_cmpstore_rtn_b64", &dsCmpSwap<u64, true>));
   for (const DsAtomic &A : Atomics) {
     if (A.Gfx9)
       T.add(custom(A.Gfx9, A.H));
@@ -519,6 +680,12 @@ void addMemoryOps(TableBuilder &T) {
   static const struct {
     const char *Gfx11, *Gfx9;
   } Renames[] = {{"ds_load_u8", "ds_read_u8"},
+                 {"ds_load_u8_d16", "ds_read_u8_d16"},
+                 {"ds_load_u8_d16_hi", "ds_read_u8_d16_hi"},
+                 {"ds_load_i8_d16", "ds_read_i8_d16"},
+                 {"ds_load_i8_d16_hi", "ds_read_i8_d16_hi"},
+                 {"ds_load_u16_d16", "ds_read_u16_d16"},
+                 {"ds_load_u16_d16_hi", "ds_read_u16_d16_hi"},
                  {"ds_load_i8", "ds_read_i8"},
                  {"ds_load_u16", "ds_read_u16"},
                  {"ds_load_i16", "ds_read_i16"},

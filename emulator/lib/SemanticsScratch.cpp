@@ -81,9 +81,11 @@ template <unsigned Bytes> Step scratchStore(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
-// s_sendmsg_rtn_b32: the returned message values (doorbell id, realtime...) are 0 here.
+// s_sendmsg_rtn_b32/b64: MSG_RTN_GET_REALTIME (131) returns a monotonic counter (the wave's
+// instruction count, as s_memrealtime does here); the other messages (doorbell id...) return 0.
 Step sendmsgRtn(Wave &W, const Inst &I) {
-  W.writeScalar(I.Ops[0], 0);
+  bool Realtime = I.NumOps == 2 && I.Ops[1].Kind == OperandKind::IntConst && I.Ops[1].Value == 131;
+  W.writeScalar(I.Ops[0], Realtime ? W.Executed : 0);
   return Step::Next;
 }
 

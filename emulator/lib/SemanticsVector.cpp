@@ -417,9 +417,9 @@ void addVectorOps(TableBuilder &T) {
   T.add(vop<+[](double A, i32 E) { return std::ldexp(A, E); }>("v_ldexp_f64"));
 
   // ---- 32-bit integer arithmetic and logic
-  T.add(vop<+[](u32 A, u32 B) { return A + B; }>("v_add_u32"));
-  T.add(vop<+[](u32 A, u32 B) { return A - B; }>("v_sub_u32"));
-  T.add(vop<+[](u32 A, u32 B) { return B - A; }>("v_subrev_u32"));
+  T.add(vopSat<+[](u32 A, u32 B) { return int64_t(A) + int64_t(B); }>("v_add_u32"));
+  T.add(vopSat<+[](u32 A, u32 B) { return int64_t(A) - int64_t(B); }>("v_sub_u32"));
+  T.add(vopSat<+[](u32 A, u32 B) { return int64_t(B) - int64_t(A); }>("v_subrev_u32"));
   T.add(vop<+[](u32 A, u32 B) { return A * B; }>("v_mul_lo_u32"));
   T.add(vop<+[](u32 A, u32 B) { return u32((u64(A) * B) >> 32); }>("v_mul_hi_u32"));
   T.add(vop<+[](i32 A, i32 B) { return i32((i64(A) * B) >> 32); }>("v_mul_hi_i32"));

@@ -64,6 +64,16 @@ struct Wave {
   uint32_t Pc = 0;        // instruction index
   uint64_t Executed = 0;
   WaveStatus Status = WaveStatus::Ready;
+  // HW_REG_MODE (AMD ISA manuals, "MODE"): FP_ROUND [3:0] (f32 in [1:0], f64/f16 in [3:2]; 0
+  // nearest even, 1 +inf, 2 -inf, 3 zero), FP_DENORM [7:4] (f32 in [5:4], f64/f16 in [7:6]; bit 0
+  // keeps denormal inputs, bit 1 denormal results), DX10_CLAMP [8], IEEE [9]. Set from
+  // COMPUTE_PGM_RSRC1 at dispatch; s_setreg/s_round_mode/s_denorm_mode change it.
+  uint32_t Mode = 0;
+  bool flushF32In() const { return !((Mode >> 4) & 1); }
+  bool flushF32Out() const { return !((Mode >> 5) & 1); }
+  bool flushF64In() const { return !((Mode >> 6) & 1); }
+  bool flushF64Out() const { return !((Mode >> 7) & 1); }
+  bool dx10Clamp() const { return (Mode >> 8) & 1; }
   WaveFault Fault;
   uint64_t Out[64] = {}, Out2[64] = {}; // VALU results before they are committed
 

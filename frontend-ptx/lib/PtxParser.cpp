@@ -1211,10 +1211,27 @@ private:
       O.Elems = M.copy(llvm::ArrayRef<Operand>(Elems));
       return true;
     }
+    // d|p: a value and a predicate destination (shfl, match.all, elect; d may be the sink `_`).
+    auto ParsePair = [&]() {
+      advance();
+      Operand Second;
+      if (Cur.K != Tok::Ident) {
+        error("expected a predicate after '|', found " + describe(Cur));
+        return false;
+      }
+      parseNameOperand(Second);
+      Operand Pair[2] = {O, Second};
+      O = Operand();
+      O.K = Operand::Pair;
+      O.L = Pair[0].L;
+      O.Elems = M.copy(llvm::ArrayRef<Operand>(Pair));
+      return true;
+    };
     if (Cur.K == Tok::Sink) {
       O.K = Operand::Sink;
+      O.L = {Cur.Offset};
       advance();
-      return true;
+      return Cur.is('|') ? ParsePair() : true;
     }
     if (Cur.K == Tok::Ident) {
       if (Ahead.is('+') || Ahead.is('-') || Ahead.is('(')) {
@@ -1228,21 +1245,7 @@ private:
         return O.E != nullptr;
       }
       parseNameOperand(O);
-      if (Cur.is('|')) {
-        advance();
-        Operand Second;
-        if (Cur.K != Tok::Ident) {
-          error("expected a predicate after '|', found " + describe(Cur));
-          return false;
-        }
-        parseNameOperand(Second);
-        Operand Pair[2] = {O, Second};
-        O = Operand();
-        O.K = Operand::Pair;
-        O.L = Pair[0].L;
-        O.Elems = M.copy(llvm::ArrayRef<Operand>(Pair));
-      }
-      return true;
+      return Cur.is('|') ? ParsePair() : true;
     }
     if (Cur.K == Tok::Int || (Cur.is('-') && Ahead.K == Tok::Int)) {
       bool Neg = accept('-');

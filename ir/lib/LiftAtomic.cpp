@@ -1,5 +1,6 @@
 // Atomics (PTX ISA 9.7.13.5-6): atom and red in the global, shared and generic spaces with add,
-// min, max, inc, dec, and, or, xor, exch and cas on 32/64-bit integers and add on f32/f64.
+// min, max, inc, dec, and, or, xor, exch and cas on 32/64-bit integers (cas also on 16 bits),
+// add on f32/f64, and add.noftz on f16, f16x2, bf16 and bf16x2.
 // Orderings map to LLVM's (.relaxed, the default, is monotonic); every PTX scope becomes LLVM's
 // default system scope, which is at least as strong as any of them.
 #include "Lifter.h"
@@ -15,7 +16,7 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
   bool Red = I.Opcode == "red";
   unsigned AS = GenericAS;
   AtomicOrdering Order = AtomicOrdering::Monotonic;
-  StringRef Op;
+  StringRef Op, HalfTy;
   for (StringRef M : I.Mods) {
     if (M == ".global")
       AS = GlobalAS;
@@ -32,13 +33,39 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
     else if (M == ".add" || M == ".min" || M == ".max" || M == ".inc" || M == ".dec" ||
              M == ".and" || M == ".or" || M == ".xor" || M == ".exch" || M == ".cas")
       Op = M.drop_front();
-    else if (M.starts_with(".v") || M.starts_with(".L2") || M == ".noftz")
+    else if (M.starts_with(".v") || M.starts_with(".L2"))
       return L.unsupported();
+    else if (M == ".f16" || M == ".f16x2" || M == ".bf16" || M == ".bf16x2")
+      HalfTy = M;
   }
+  if (!HalfTy.empty()) {
+    // atom/red .add.noftz on f16, f16x2, bf16, bf16x2 (9.7.13.5): an IEEE add rounded to nearest
+    // even, subnormals kept; the x2 forms add both halves in one atomic operation. A backend
+    // without such atomics expands them into a compare-and-swap loop.
+    if (Op != "add" || !L.hasMod(".noftz"))
+      return L.unsupported();
+    bool X2 = HalfTy.ends_with("x2");
+    Type *Elem = HalfTy.starts_with(".bf") ? B.getBFloatTy() : B.getHalfTy();
+    Type *VT = X2 ? static_cast<Type *>(FixedVectorType::get(Elem, 2)) : Elem;
+    Type *BitsTy = X2 ? B.getInt32Ty() : B.getInt16Ty();
+    auto Ptr = L.address(Red ? I.Ops[0] : I.Ops[1], AS);
+    if (!Ptr)
+      return Ptr.takeError();
+    auto V = L.read(I.Ops[Red ? 1 : 2], BitsTy);
+    if (!V)
+      return V.takeError();
+    Value *Old = B.CreateAtomicRMW(AtomicRMWInst::FAdd, *Ptr, B.CreateBitCast(*V, VT),
+                                   Align(X2 ? 4 : 2), Order);
+    return Red ? Error::success() : L.write(I.Ops[0], B.CreateBitCast(Old, BitsTy));
+  }
+  if (L.hasMod(".noftz"))
+    return L.unsupported();
   auto T = L.type();
   if (!T)
     return T.takeError();
-  if (Op.empty() || (T->Width != 32 && T->Width != 64) || T->K == PtxType::Pred)
+  // 16-bit operands only for cas (atom.cas.b16, sm_70).
+  if (Op.empty() || (T->Width != 32 && T->Width != 64 && !(Op == "cas" && T->Width == 16)) ||
+      T->K == PtxType::Pred)
     return L.unsupported();
   Type *Ty = L.llvmType(*T);
   const ptx::Operand &AddrOp = Red ? I.Ops[0] : I.Ops[1];

@@ -1,6 +1,6 @@
 // Function calls (PTX ISA 9.7.12.4, "call"; 7.1-7.3, "Abstracting the ABI"): direct calls to
 // .func bodies of the module, indirect calls through a register with a .callprototype, and the
-// system calls of the CUDA ABI (__assertfail; vprintf).
+// system calls of the CUDA ABI (__assertfail; vprintf → @reptx.vprintf).
 //
 // Calling convention of lifted functions: a .func becomes an internal LLVM function that takes one
 // pointer into the local address space per return parameter and per parameter, in that order. The
@@ -19,6 +19,49 @@ FunctionType *ptxFunctionType(LLVMContext &Ctx, unsigned Returns, unsigned Param
   SmallVector<Type *, 8> Args(Returns + Params, PointerType::get(Ctx, LocalAS));
   return FunctionType::get(Type::getVoidTy(Ctx), Args, false);
 }
+
+namespace {
+
+/// Prints CUDA's assertion message for __assertfail's slots (message, file, line, function):
+/// the argument buffer of intrinsics::AssertFormat in a local alloca, then @reptx.vprintf.
+void printAssertion(FunctionLifter &L, ArrayRef<Value *> Slots) {
+  IRBuilder<> &B = L.B;
+  Module &M = L.module();
+  Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
+  auto *Fmt = dyn_cast_or_null<GlobalVariable>(M.getNamedGlobal("reptx.assert.format"));
+  if (!Fmt) {
+    Constant *Text = ConstantDataArray::getString(L.Ctx, intrinsics::AssertFormat);
+    Fmt = new GlobalVariable(M, Text->getType(), true, GlobalValue::PrivateLinkage, Text,
+                             "reptx.assert.format", nullptr, GlobalValue::NotThreadLocal, GlobalAS);
+    Fmt->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  }
+  // Layout (natural alignment): file 0, line 8, function 16, ctaid 24/28/32, tid 36/40/44,
+  // message 48; 56 bytes.
+  Function *Fn = L.function();
+  IRBuilder<> EB(&Fn->getEntryBlock(), Fn->getEntryBlock().getFirstInsertionPt());
+  AllocaInst *Buf = EB.CreateAlloca(ArrayType::get(I64, 7), LocalAS, nullptr, "assert.args");
+  auto Put = [&](unsigned Offset, Value *V) {
+    B.CreateStore(V, B.CreateConstInBoundsGEP1_32(B.getInt8Ty(), Buf, Offset));
+  };
+  Put(0, B.CreateLoad(I64, Slots[1]));
+  Put(8, B.CreateLoad(I32, Slots[2]));
+  Put(16, B.CreateLoad(I64, Slots[3]));
+  unsigned Offset = 24;
+  for (const char *Reg : {"ctaid", "tid"})
+    for (const char *C : {"x", "y", "z"}) {
+      Put(Offset, L.callSpecial((Twine("reptx.") + Reg + "." + C).str()));
+      Offset += 4;
+    }
+  Put(48, B.CreateLoad(I64, Slots[0]));
+  Value *FmtAddr =
+      B.CreatePtrToInt(B.CreateAddrSpaceCast(Fmt, PointerType::get(L.Ctx, GenericAS)), I64);
+  Value *ArgsAddr =
+      B.CreatePtrToInt(B.CreateAddrSpaceCast(Buf, PointerType::get(L.Ctx, GenericAS)), I64);
+  FunctionCallee FC = M.getOrInsertFunction(intrinsics::Vprintf, I32, I64, I64);
+  B.CreateCall(FC, {FmtAddr, ArgsAddr});
+}
+
+} // namespace
 
 Error liftCall(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
@@ -60,10 +103,30 @@ Error liftCall(FunctionLifter &L, const ptx::Instruction &I) {
   }
   if (Name == "__assertfail") {
     // __assertfail(message, file, line, function, charSize) (CUDA's device assert): the thread
-    // stops the kernel with an error. The loader reports it; the arguments are not used yet.
+    // prints CUDA's assertion message (through @reptx.vprintf, with intrinsics::AssertFormat) and
+    // stops the kernel with an error, which the loader reports as an assert.
+    if (Args.size() >= 4 && Rets.empty())
+      printAssertion(L, ArrayRef<Value *>(Slots).take_front(4));
     FunctionCallee FC = L.module().getOrInsertFunction(intrinsics::AssertFail, B.getVoidTy());
     cast<Function>(FC.getCallee())->setDoesNotReturn();
     B.CreateCall(FC);
+    return Error::success();
+  }
+  if (Name == "vprintf") {
+    // vprintf(format, args) (CUDA's device printf, PTX ISA 7.1 "system calls"): the generic
+    // address of the format string and of a local buffer holding the arguments packed with their
+    // natural alignment (0 when there are none); returns an int.
+    if (Args.size() != 2 || Rets.size() > 1)
+      return L.unsupported("call to 'vprintf' with " + Twine(Rets.size()) + " returns and " +
+                           Twine(Args.size()) + " arguments");
+    Value *Ret = Rets.empty() ? nullptr : Slots[0];
+    Value *Fmt = B.CreateLoad(B.getInt64Ty(), Slots[Rets.size()]);
+    Value *Blob = B.CreateLoad(B.getInt64Ty(), Slots[Rets.size() + 1]);
+    FunctionCallee FC = L.module().getOrInsertFunction(intrinsics::Vprintf, B.getInt32Ty(),
+                                                       B.getInt64Ty(), B.getInt64Ty());
+    Value *N = B.CreateCall(FC, {Fmt, Blob});
+    if (Ret)
+      B.CreateStore(N, Ret);
     return Error::success();
   }
   if (L.isRegister(Name)) {

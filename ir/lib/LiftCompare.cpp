@@ -47,6 +47,9 @@ static std::optional<CmpInst::Predicate> predicate(StringRef Cmp, PtxType T) {
 }
 
 Error liftCompare(FunctionLifter &L, const ptx::Instruction &I) {
+  for (StringRef M : I.Mods)
+    if (I.Opcode == "setp" && (M == ".f16" || M == ".bf16" || M == ".f16x2" || M == ".bf16x2"))
+      return liftCompareHalf(L, I);
   IRBuilder<> &B = L.B;
   auto T = L.type();
   if (!T)

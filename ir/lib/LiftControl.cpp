@@ -1,5 +1,5 @@
 // Control flow and synchronisation (PTX ISA 9.7.12, 9.7.13.1): bra (guarded or not), ret and
-// exit, bar.sync/barrier.sync on barrier 0 for the whole CTA.
+// exit, membar/fence; bar/barrier go to LiftBarrier.cpp.
 #include "Lifter.h"
 
 #include "reptx/ir/Intrinsics.h"
@@ -53,19 +53,10 @@ Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
     B.CreateFence(Sc ? AtomicOrdering::SequentiallyConsistent : AtomicOrdering::AcquireRelease);
     return Error::success();
   }
-  if (Op == "bar" || Op == "barrier") {
-    // bar.sync a / barrier.sync a / bar.sync.aligned a (9.7.13.1) on barrier 0 with every thread
-    // of the CTA; named barriers and thread counts come later.
-    bool Sync = L.hasMod(".sync") || (Op == "barrier" && I.Mods.empty()) ||
-                (Op == "barrier" && I.Mods.size() == 1 && I.Mods[0] == ".aligned");
-    for (StringRef M : I.Mods)
-      if (M != ".sync" && M != ".aligned")
-        Sync = false;
-    if (!Sync || I.Ops.size() != 1 || I.Ops[0].K != ptx::Operand::Int || I.Ops[0].IntValue != 0)
-      return L.unsupported("only bar.sync 0 is supported so far");
-    B.CreateCall(L.declareBarrier());
-    return Error::success();
-  }
+  if (Op == "bar" && L.hasMod(".warp"))
+    return liftWarp(L, I); // bar.warp.sync
+  if (Op == "bar" || Op == "barrier")
+    return liftBarrier(L, I);
   return L.unsupported();
 }
 

@@ -10,6 +10,8 @@ using namespace llvm;
 namespace reptx::ir {
 
 Error liftConvert(FunctionLifter &L, const ptx::Instruction &I) {
+  if (isHalfConversion(I))
+    return liftConvertHalf(L, I);
   IRBuilder<> &B = L.B;
   auto Ts = L.types();
   if (Ts.size() != 2 || I.Ops.size() != 2)

@@ -1,7 +1,6 @@
 // Floating-point arithmetic on f32 and f64 (PTX ISA 9.7.3 and the float forms of 9.7.1): add,
 // sub, mul, fma, mad, div, abs, neg, min, max, sqrt, rcp, rsqrt, lg2, ex2, sin, cos, with .ftz and
-// .sat. Only round-to-nearest-even
-// (.rn, the default) is supported so far; directed rounding modes are reported as unsupported.
+// .sat. Directed rounding (.rz .rm .rp) of add, sub, mul, fma and mad is in LiftDirected.cpp.
 #include "Lifter.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -21,7 +20,7 @@ Error liftFloat(FunctionLifter &L, const ptx::Instruction &I) {
     return L.unsupported("half-precision arithmetic is not supported yet");
   Type *Ty = L.llvmType(*T);
   if (L.hasMod(".rz") || L.hasMod(".rm") || L.hasMod(".rp"))
-    return L.unsupported("directed rounding is not supported yet");
+    return liftDirected(L, I);
   // .ftz applies to f32, and to f64 only in rcp.approx.ftz.f64 (9.7.3.8).
   bool Ftz = L.hasMod(".ftz") && (T->Width == 32 || Op == "rcp");
   auto Src = [&](unsigned Idx) -> Expected<Value *> {

@@ -118,9 +118,19 @@ Expected<FunctionLifter::Register *> FunctionLifter::reg(ptx::Symbol Name) {
   auto R = RegRanges.find(Prefix);
   if (Prefix.size() == Name.size() || R == RegRanges.end())
     return unsupported("unknown register " + Name);
+  Type *Ty = R->second;
+  // %r<N> declares %r0..%r(N-1) only: a register beyond it in a nested block belongs to the
+  // nearest hidden range that has it.
+  unsigned Idx = 0;
+  if (!Name.drop_front(Prefix.size()).getAsInteger(10, Idx) && Idx >= RangeCounts.lookup(Prefix))
+    for (const Shadowed &Sh : llvm::reverse(ScopeLog))
+      if (Sh.Range && Sh.Name == Prefix && Sh.OuterRange && Idx < Sh.OuterCount) {
+        Ty = Sh.OuterRange;
+        break;
+      }
   IRBuilder<> EB(Entry, Entry->begin());
   Register &Reg = Regs[Name];
-  Reg.Ty = R->second;
+  Reg.Ty = Ty;
   Reg.Slot = EB.CreateAlloca(Reg.Ty, LocalAS, nullptr, Name.drop_front());
   return &Reg;
 }
@@ -180,6 +190,12 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
       Value *V = callSpecial(("reptx." + Special + "." + Comp).str());
       return convertTo(B, V, T, false);
     }
+    if (Comp.empty())
+      if (Value *V = warpSpecialRegister(*this, S))
+        return convertTo(B, V, T, false);
+    if (Comp.empty() && S.starts_with("%"))
+      if (Value *V = otherSpecialRegister(*this, S))
+        return convertTo(B, V, T, false);
     if (!Comp.empty())
       return unsupported("vector register components");
     StringRef Prefix = S.rtrim("0123456789");
@@ -415,14 +431,18 @@ Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
       return C.takeError();
     Init = *C;
   }
-  // .const memory is read-only to kernels (PTX ISA 5.1.3).
+  // .const memory is read-only to kernels (PTX ISA 5.1.3), but the host writes .global and .const
+  // variables, .visible or not (nvcc leaves them unmarked outside -rdc), through cuModuleGetGlobal
+  // / cudaMemcpyToSymbol: they keep their symbol and are never constant, so their initializers
+  // are not folded into the kernels.
   Ty = Init->getType();
   if (GlobalVariable *GV = M.getNamedGlobal(Sym)) // created while building the initializer
     return GV;
-  auto *GV =
-      new GlobalVariable(M, Ty, /*isConstant=*/AS == ConstAS,
-                         Extern ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
-                         Extern ? nullptr : Init, Sym, nullptr, GlobalValue::NotThreadLocal, AS);
+  bool HostVisible = AS != SharedAS;
+  auto *GV = new GlobalVariable(
+      M, Ty, /*isConstant=*/false,
+      Extern || HostVisible ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
+      Extern ? nullptr : Init, Sym, nullptr, GlobalValue::NotThreadLocal, AS);
   GV->setAlignment(Align(D.Align ? D.Align : 4));
   return GV;
 }
@@ -519,17 +539,67 @@ void FunctionLifter::collectLabels(const ptx::Block &Blk) {
   }
 }
 
+void FunctionLifter::popScope(size_t Mark) {
+  while (ScopeLog.size() > Mark) {
+    Shadowed &Sh = ScopeLog.back();
+    if (Sh.Range) {
+      for (unsigned K = 0; K < Sh.Count; ++K)
+        Regs.erase(Sh.Name + std::to_string(K));
+      for (auto &[Name, R] : Sh.OuterMembers)
+        Regs[Name] = R;
+      if (Sh.OuterRange) {
+        RegRanges[Sh.Name] = Sh.OuterRange;
+        RangeCounts[Sh.Name] = Sh.OuterCount;
+      } else {
+        RegRanges.erase(Sh.Name);
+        RangeCounts.erase(Sh.Name);
+      }
+    } else if (Sh.Outer) {
+      Regs[Sh.Name] = *Sh.Outer;
+    } else {
+      Regs.erase(Sh.Name);
+    }
+    ScopeLog.pop_back();
+  }
+}
+
 Error FunctionLifter::declare(const ptx::VarDecl &D) {
   switch (D.Space) {
   case ptx::StateSpace::Reg: {
     if (D.VectorWidth || !D.Dims.empty())
       return unsupported("vector or array registers");
     auto T = parseType(D.Type);
+    // .f16x2 registers (PTX ISA 5.2.5) hold the bits of two halves.
+    if (!T && D.Type == ".f16x2")
+      T = PtxType{PtxType::Bits, 32};
     if (!T)
       return unsupported("registers of type " + D.Type);
     Type *Ty = llvmType(*T);
+    // Remember what this declaration hides, so that the end of its block restores it.
+    Shadowed Sh;
+    Sh.Name = D.Name.str();
+    Sh.Range = D.RangeCount != 0;
+    Sh.Count = unsigned(D.RangeCount);
+    if (Sh.Range) {
+      if (auto It = RegRanges.find(D.Name); It != RegRanges.end()) {
+        Sh.OuterRange = It->second;
+        Sh.OuterCount = RangeCounts.lookup(D.Name);
+      }
+      // Members of the hidden range (or plain registers of those names) already in use.
+      for (unsigned K = 0; K < Sh.Count; ++K) {
+        std::string Member = Sh.Name + std::to_string(K);
+        if (auto It = Regs.find(Member); It != Regs.end()) {
+          Sh.OuterMembers.emplace_back(Member, It->second);
+          Regs.erase(It);
+        }
+      }
+    } else if (auto It = Regs.find(D.Name); It != Regs.end()) {
+      Sh.Outer = It->second;
+    }
+    ScopeLog.push_back(std::move(Sh));
     if (D.RangeCount) {
       RegRanges[D.Name] = Ty;
+      RangeCounts[D.Name] = unsigned(D.RangeCount);
       return Error::success();
     }
     IRBuilder<> EB(Entry, Entry->begin());
@@ -658,10 +728,13 @@ Error FunctionLifter::liftBlock(const ptx::Block &Blk) {
       B.SetInsertPoint(BB);
       break;
     }
-    case ptx::Statement::Scope:
+    case ptx::Statement::Scope: {
+      size_t Mark = ScopeLog.size();
       if (Error E = liftBlock(*S.B))
         return E;
+      popScope(Mark);
       break;
+    }
     case ptx::Statement::Directive:
       break; // .loc, .pragma: no semantics here
     case ptx::Statement::Instr: {
@@ -879,6 +952,15 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
       continue;
     }
     R.Kernels.push_back(T.F->Name.str());
+  }
+  // Named barriers: every kernel of a module that uses them starts with reptx.barrier.init.
+  if (R.M->getFunction(intrinsics::BarrierSyncCount) ||
+      R.M->getFunction(intrinsics::BarrierArrive) || R.M->getFunction(intrinsics::BarrierRed)) {
+    FunctionCallee Init = R.M->getOrInsertFunction(intrinsics::BarrierInit, Type::getVoidTy(Ctx));
+    cast<Function>(Init.getCallee())->setConvergent();
+    for (const std::string &K : R.Kernels)
+      if (Function *Fn = R.M->getFunction(K))
+        CallInst::Create(Init, "", Fn->getEntryBlock().getTerminator()->getIterator());
   }
   // Functions that did not lift and are not called (or only by removed kernels) go; one whose
   // address is still taken by a kept kernel makes that kernel fail (indirect calls).

@@ -98,6 +98,20 @@ private:
     llvm::Type *Ty = nullptr;
   };
   llvm::Error declare(const ptx::VarDecl &D);
+  /// What a register declaration in a nested `{ }` block hid (PTX ISA 5.1.5: it shadows an
+  /// outer one of the same name until the block ends); popScope() puts it back.
+  struct Shadowed {
+    std::string Name;
+    bool Range = false; // a %r<N> declaration of Count registers
+    unsigned Count = 0;
+    // The hidden plain register or range, and the hidden range's registers already in use.
+    std::optional<Register> Outer;
+    llvm::Type *OuterRange = nullptr;
+    unsigned OuterCount = 0;
+    std::vector<std::pair<std::string, Register>> OuterMembers;
+  };
+  std::vector<Shadowed> ScopeLog;
+  void popScope(size_t Mark);
   llvm::Error liftFunctionBody();
   llvm::Expected<llvm::Constant *> initializerConstant(const ptx::VarDecl &D, uint64_t Size);
   llvm::Expected<llvm::Constant *> initializerSymbol(const ptx::Expr &E);
@@ -114,6 +128,7 @@ private:
   llvm::BasicBlock *Entry = nullptr;
   llvm::StringMap<Register> Regs;
   llvm::StringMap<llvm::Type *> RegRanges;  // %r<N> prefixes
+  llvm::StringMap<unsigned> RangeCounts;    // and their N
   llvm::StringMap<llvm::Value *> Params;    // .param name -> its slot (alloca in LocalAS)
   llvm::StringMap<llvm::Value *> LocalVars; // function-scope .shared/.local variables
   llvm::StringMap<llvm::BasicBlock *> Labels;
@@ -132,6 +147,13 @@ llvm::Error liftMove(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftControl(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftWarp(FunctionLifter &L, const ptx::Instruction &I);
+/// %laneid, %warpid, %nwarpid, %lanemask_{eq,le,lt,ge,gt} (LiftWarp.cpp); null for other names.
+llvm::Value *warpSpecialRegister(FunctionLifter &L, llvm::StringRef Name);
+/// %clock, %clock64, %globaltimer, %smid, %nsmid, %gridid, %dynamic_smem_size, %total_smem_size,
+/// %envregN, %pmN (LiftSpecial.cpp); null for other names.
+llvm::Value *otherSpecialRegister(FunctionLifter &L, llvm::StringRef Name);
+/// bar/barrier .sync .arrive .red with ids and thread counts (LiftBarrier.cpp).
+llvm::Error liftBarrier(FunctionLifter &L, const ptx::Instruction &I);
 /// call (LiftCall.cpp) and the LLVM type of a lifted .func: one local-space pointer per return
 /// parameter and per parameter.
 llvm::Error liftCall(FunctionLifter &L, const ptx::Instruction &I);
@@ -141,6 +163,14 @@ bool isBitFamily(llvm::StringRef Opcode);
 llvm::Error liftBits(FunctionLifter &L, const ptx::Instruction &I);
 /// Arithmetic on .f16, .f16x2, .bf16 and .bf16x2 (categories integer and float).
 llvm::Error liftHalf(FunctionLifter &L, const ptx::Instruction &I);
+/// setp on .f16, .bf16, .f16x2 and .bf16x2 (LiftHalf.cpp).
+llvm::Error liftCompareHalf(FunctionLifter &L, const ptx::Instruction &I);
+/// cvt with a narrow float type (f16, bf16, tf32, FP8 pairs) or a directed rounding mode of a
+/// float result (LiftConvertHalf.cpp); isHalfConversion says which conversions it takes.
+bool isHalfConversion(const ptx::Instruction &I);
+llvm::Error liftConvertHalf(FunctionLifter &L, const ptx::Instruction &I);
+/// f32/f64 add, sub, mul, fma, mad with .rz/.rm/.rp (LiftDirected.cpp).
+llvm::Error liftDirected(FunctionLifter &L, const ptx::Instruction &I);
 
 /// Size in bytes of a state-space variable (type size times array dimensions), or an error.
 llvm::Expected<uint64_t> variableSize(const ptx::VarDecl &D);

@@ -137,8 +137,17 @@ TEST(Decoder, UnknownAndMalformed) {
   Parsed P = parse("v_sad_u8 v1, v0, v1, 7");
   EXPECT_EQ(P.I.Op, nullptr);
   EXPECT_EQ(P.Mnemonic, "v_sad_u8");
-  P = parse("v_mov_b32_dpp v0, v1 row_shl:1 row_mask:0xf bank_mask:0xf");
-  EXPECT_EQ(P.I.Op, nullptr);
+  // DPP forms run their operation with a permuted src0 (SemanticsCrossLane.cpp).
+  P = parse("v_mov_b32_dpp v0, v1 row_shl:1 row_mask:0xa bank_mask:0xf bound_ctrl:1");
+  ASSERT_NE(P.I.Op, nullptr);
+  ASSERT_NE(P.I.DppInner, nullptr);
+  EXPECT_EQ(P.I.DppInner->Name, "v_mov_b32");
+  EXPECT_EQ(P.I.DppCtrl, 0x101u);
+  EXPECT_EQ(P.I.DppRowMask, 0xau);
+  EXPECT_TRUE(P.I.DppBoundCtrl);
+  EXPECT_TRUE(P.I.Problem.empty()) << P.I.Problem;
+  P = parse("v_mov_b32_dpp v0, v1 quad_perm:[4,0,0,0] row_mask:0xf bank_mask:0xf");
+  EXPECT_NE(P.I.Problem.find("malformed DPP modifier"), std::string::npos) << P.I.Problem;
   P = parse("v_add_f32_e32 v0, v1");
   EXPECT_NE(P.I.Problem.find("expected 3 operands"), std::string::npos) << P.I.Problem;
   P = parse("v_add_f32_e32 v0, bogus, v1");

@@ -7,6 +7,7 @@
 #include "kernels/int_ext_ref.h"
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -179,5 +180,93 @@ TEST_P(LiftExecMore, FailedAssertTraps) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, LiftExecMore, ::testing::Values("gfx942", "gfx1100"),
                          [](const auto &Info) { return Info.param; });
+
+} // namespace
+
+namespace {
+
+TEST_P(LiftExecMore, SpecialRegisters) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("special_regs"));
+  Device Dev;
+  const unsigned Threads = 70;
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(Threads * 64, "out"));
+  auto P = DispatchParams::blocks("special_regs", {1, 1, 1}, {Threads, 1, 1},
+                                  KernargBuilder().addPointer(DO).take());
+  P.DynamicLdsSize = 96;
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint8_t>(DO, Threads * 64));
+  auto U32 = [&](unsigned T, unsigned Off) {
+    uint32_t V;
+    std::memcpy(&V, &Out[T * 64 + Off], 4);
+    return V;
+  };
+  auto U64 = [&](unsigned T, unsigned Off) {
+    uint64_t V;
+    std::memcpy(&V, &Out[T * 64 + Off], 8);
+    return V;
+  };
+  // The static part is what the code object asks for (the optimizer may shrink `stat`).
+  uint32_t Static = 0;
+  for (const Kernel &K : CO->kernels())
+    if (K.Name == "special_regs")
+      Static = K.GroupSegmentFixedSize;
+  EXPECT_GT(Static, 0u);
+  for (unsigned T = 0; T < Threads; ++T) {
+    EXPECT_LT(int64_t(U64(T, 0)), int64_t(1) << 40) << "%clock64 goes forward, thread " << T;
+    EXPECT_GE(int64_t(U64(T, 0)), 0) << "%clock64 goes forward, thread " << T;
+    EXPECT_GE(int64_t(U64(T, 8)), 0) << "%globaltimer goes forward, thread " << T;
+    EXPECT_EQ(U32(T, 16), 1u) << "%smid < %nsmid";
+    EXPECT_EQ(U64(T, 24), U64(0, 24)) << "%gridid is the same for the whole grid";
+    EXPECT_EQ(U32(T, 32), 96u) << "%dynamic_smem_size";
+    EXPECT_EQ(U32(T, 36), 96u + Static) << "%total_smem_size: static + 96 dynamic bytes";
+    EXPECT_EQ(U32(T, 40), 0u) << "%envreg3";
+  }
+}
+
+} // namespace
+
+namespace {
+
+TEST_P(LiftExecMore, NamedBarriersAndBarrierReductions) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("named_barriers"));
+  const unsigned Blocks = 3, Threads = 128, N = Blocks * Threads;
+  std::vector<uint32_t> In(N);
+  std::mt19937 Rng(21);
+  for (uint32_t &V : In)
+    V = Rng() % 1000;
+  In[0] = 1; // block 0: not all odd
+  for (unsigned T = 0; T < Threads; ++T)
+    In[Threads + T] = 2 * T + 1; // block 1: all odd
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<uint32_t>(In, "in"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * 32, "out"));
+  auto P = DispatchParams::blocks("named_barriers", {Blocks, 1, 1}, {Threads, 1, 1},
+                                  KernargBuilder().addPointer(DO).addPointer(DI).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DO, N * 8));
+  for (unsigned B = 0; B < Blocks; ++B) {
+    unsigned Odd = 0, OddHigh = 0;
+    for (unsigned T = 0; T < Threads; ++T) {
+      Odd += In[B * Threads + T] & 1;
+      if (T >= 64)
+        OddHigh += In[B * Threads + T] & 1;
+    }
+    for (unsigned T = 0; T < Threads; ++T) {
+      const uint32_t *O = &Out[(B * Threads + T) * 8];
+      SCOPED_TRACE("block " + std::to_string(B) + " thread " + std::to_string(T));
+      EXPECT_EQ(O[0], Odd) << "bar.red.popc";
+      EXPECT_EQ(O[1], Odd == Threads ? 1u : 0u) << "bar.red.and";
+      EXPECT_EQ(O[2], Odd != Threads ? 1u : 0u) << "barrier.red.or of !p";
+      if (T < 64) {
+        EXPECT_EQ(O[3], In[B * Threads + 63 - T] * 3) << "after bar.sync 2, 64";
+      } else {
+        EXPECT_EQ(O[3], In[B * Threads + T - 64] * 3) << "after bar.arrive/bar.sync 1, 128";
+        EXPECT_EQ(O[4], OddHigh) << "bar.red.popc 3, 64";
+      }
+    }
+  }
+}
 
 } // namespace

@@ -215,14 +215,16 @@ TEST(LiftIR, VariableInitializers) {
   std::string S;
   llvm::raw_string_ostream OS(S);
   L->R.M->print(OS, nullptr);
-  EXPECT_IR_HAS(S, "@tab = internal addrspace(4) constant [16 x i8] "
+  // Module variables keep their symbols and stay writable: the host reaches them by name
+  // (cudaMemcpyToSymbol, cuModuleGetGlobal) whether or not the PTX says .visible.
+  EXPECT_IR_HAS(S, "@tab = addrspace(4) global [16 x i8] "
                    "c\"\\FF\\FF\\FF\\FF\\02\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\"");
-  EXPECT_IR_HAS(S, "@f = internal addrspace(1) global [8 x i8] c\"\\00\\00\\80?\\00\\00\\00@\"");
-  // Address initializers are not supported yet: only kernel q fails.
-  ASSERT_EQ(L->R.Failures.size(), 1u);
-  EXPECT_EQ(L->R.Failures[0].Kernel, "q");
-  EXPECT_NE(L->R.Failures[0].Message.find("initializers with addresses"), std::string::npos)
-      << L->R.Failures[0].Message;
+  EXPECT_IR_HAS(S, "@f = addrspace(1) global [8 x i8] c\"\\00\\00\\80?\\00\\00\\00@\"");
+  // An address initializer becomes a relocated constant: generic(tab) is tab's address.
+  EXPECT_IR_HAS(S, "@p = addrspace(1) global <{ i64 }> <{ i64 ptrtoint (ptr addrspace(4) @tab to "
+                   "i64) }>");
+  EXPECT_TRUE(L->R.Failures.empty());
+  EXPECT_EQ(L->R.Kernels, (std::vector<std::string>{"k", "q"}));
 }
 
 TEST(LiftIR, ConvertRoundingAndSaturation) {
@@ -430,4 +432,67 @@ TEST(LiftIR, MembarAndFenceBecomeFences) {
   EXPECT_IR_HAS(liftedIR("membar.cta;"), "fence seq_cst");
   EXPECT_IR_HAS(liftedIR("fence.sc.gpu;"), "fence seq_cst");
   EXPECT_IR_HAS(liftedIR("fence.acq_rel.sys;"), "fence acq_rel");
+}
+
+TEST(LiftIR, CarryChainsKeepTheCarryFlagInOneSlot) {
+  std::string S = liftedIR("add.cc.u32 %r1, %r2, %r3;\naddc.cc.u32 %r4, %r2, %r3;\n"
+                           "addc.u32 %r5, %r2, %r3;\nsub.cc.u32 %r6, %r2, %r3;\n"
+                           "subc.u32 %r7, %r2, %r3;\nmad.lo.cc.u32 %r6, %r2, %r3, %r1;\n"
+                           "madc.hi.u32 %r7, %r2, %r3, %r1;");
+  EXPECT_IR_HAS(S, "%cc.cf = alloca i1");
+  EXPECT_IR_HAS(S, "call { i32, i1 } @llvm.uadd.with.overflow.i32");
+  EXPECT_IR_HAS(S, "call { i32, i1 } @llvm.usub.with.overflow.i32"); // borrow for subtraction
+  EXPECT_IR_HAS(S, "mul i64");                                       // mad.cc: the full product
+}
+
+TEST(LiftIR, BitFamiliesBoundEveryShift) {
+  // shf.wrap is a funnel shift (amount mod 32); .clamp shifts a 64-bit pair by min(c, 32).
+  std::string S =
+      liftedIR("shf.l.wrap.b32 %r1, %r2, %r3, %r4;\nshf.r.clamp.b32 %r5, %r2, %r3, %r4;\n"
+               "bfe.u32 %r6, %r2, %r3, %r4;\nprmt.b32.ecl %r7, %r2, %r3, %r4;\n"
+               "lop3.b32 %r1, %r2, %r3, %r4, 0x96;\ndp4a.u32.s32 %r5, %r2, %r3, %r4;");
+  EXPECT_IR_HAS(S, "@llvm.fshl.i32");
+  EXPECT_IR_HAS(S, "@llvm.umin.i32");
+  EXPECT_IR_HAS(S, "lshr i64");
+  EXPECT_IR_LACKS(S, "ERROR");
+}
+
+TEST(LiftIR, FunctionsTakeTheirParamSlotsAsPointers) {
+  std::string Text =
+      ".version 8.0\n.target sm_80\n.address_size 64\n"
+      ".func (.param .b32 r) twice(.param .b32 x)\n{\n.reg .b32 %r<3>;\n"
+      "ld.param.b32 %r1, [x];\nadd.s32 %r2, %r1, %r1;\nst.param.b32 [r], %r2;\nret;\n}\n"
+      ".visible .entry k(.param .u32 a)\n{\n.reg .b32 %r<3>;\nld.param.u32 %r1, [a];\n"
+      "{\n.param .b32 p0;\nst.param.b32 [p0], %r1;\n.param .b32 r0;\n"
+      "call.uni (r0), twice, (p0);\nld.param.b32 %r2, [r0];\n}\nret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("f.ptx", Text));
+  ASSERT_TRUE(L->R.Failures.empty()) << L->R.Failures[0].Message;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  L->R.M->print(OS, nullptr);
+  EXPECT_IR_HAS(S, "define internal void @twice(ptr addrspace(5) %r, ptr addrspace(5) %x)");
+  EXPECT_IR_HAS(S, "call void @twice(ptr addrspace(5)");
+}
+
+TEST(LiftIR, KernelReachingAFailedFunctionFailsWithItsReason) {
+  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                     ".func bad()\n{\npmevent 1;\nret;\n}\n"
+                     ".visible .entry uses()\n{\ncall.uni bad, ();\nret;\n}\n"
+                     ".visible .entry fine()\n{\nret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("g.ptx", Text));
+  ASSERT_EQ(L->R.Failures.size(), 1u);
+  EXPECT_EQ(L->R.Failures[0].Kernel, "uses");
+  EXPECT_NE(L->R.Failures[0].Message.find("pmevent"), std::string::npos)
+      << L->R.Failures[0].Message;
+  EXPECT_EQ(L->R.Kernels, std::vector<std::string>{"fine"});
+}
+
+TEST(LiftIR, NamedBarriersAndReductionsAreReptxIntrinsics) {
+  std::string S = liftedIR("bar.sync 1, 64;\nbar.arrive 2, 128;\nbar.red.popc.u32 %r1, 0, %p1;\n"
+                           "barrier.sync 3;");
+  EXPECT_IR_HAS(S, "call void @reptx.barrier.sync.count(i32 1, i32 64");
+  EXPECT_IR_HAS(S, "call void @reptx.barrier.arrive(i32 2, i32 128");
+  EXPECT_IR_HAS(S, "call i64 @reptx.barrier.red(i32 0, i32 0");
+  EXPECT_IR_HAS(S, "call void @reptx.barrier.sync()"); // no count: the whole CTA
+  EXPECT_IR_HAS(S, "call void @reptx.barrier.init()");
 }

@@ -18,7 +18,9 @@ Runner addParseCommand(CLI::App &App);
 Runner addCoverageCommand(CLI::App &App);
 Runner addCompileCommand(CLI::App &App);
 Runner addCacheCommand(CLI::App &App);
+Runner addPrewarmCommand(CLI::App &App);
 Runner addEmulateCommand(CLI::App &App);
+Runner addRunCommand(CLI::App &App);
 
 /// Prints "reptx: error: MSG" to stderr.
 void reportError(const std::string &Msg);

@@ -3,6 +3,7 @@
 #include "Commands.h"
 
 #include "reptx/backend/Backend.h"
+#include "reptx/driver/Driver.h"
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
 #include "reptx/ir/Lift.h"
@@ -12,9 +13,12 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
+
+#include <set>
 
 namespace reptx::tool {
 
@@ -25,12 +29,15 @@ struct CompileOpts {
   std::string Archs = "gfx942";
   std::string Output;
   bool EmitLLVM = false;
+  bool NoCache = false;
   unsigned Cov = 5;
+  std::string Wave64Mode = "packed";
 };
 
 struct PtxInput {
   std::string Name; // used in diagnostics and output file names
   std::string Text;
+  std::string PtxasOptions; // of the fatbin entry
 };
 
 llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
@@ -42,7 +49,7 @@ llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
   if (!(Bytes.starts_with("\x7f"
                           "ELF") ||
         Bytes.starts_with("!<arch>\n") || Bytes.starts_with("\x50\xed\x55\xba"))) {
-    Inputs.push_back({Path, Bytes.str()});
+    Inputs.push_back({Path, Bytes.str(), ""});
     return Inputs;
   }
   auto F = fatbin::scanFile(Path);
@@ -56,7 +63,8 @@ llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
       auto Text = F->ptxText(E);
       if (!Text)
         return Text.takeError();
-      Inputs.push_back({fmt::format("{}.c{}.e{}.{}", Path, CI, EI, E.arch()), std::move(*Text)});
+      Inputs.push_back(
+          {fmt::format("{}.c{}.e{}.{}", Path, CI, EI, E.arch()), std::move(*Text), E.Aux});
     }
   if (Inputs.empty())
     return llvm::createStringError(Path + ": no PTX entries");
@@ -110,45 +118,67 @@ int runCompile(const CompileOpts &O) {
     }
   }
   bool Ok = true;
-  for (PtxInput &In : *Inputs) {
-    std::string Name = In.Name;
-    ptx::ParseResult R = ptx::parse(Name, std::move(In.Text));
-    if (!R.ok()) {
-      for (const ptx::Diagnostic &D : R.Errors)
-        ptx::printDiagnostic(llvm::errs(), *R.M, D);
-      Ok = false;
-      continue;
-    }
-    llvm::LLVMContext Ctx;
-    auto Lifted = ir::liftModule(*R.M, Ctx);
-    if (!Lifted) {
-      reportError(llvm::toString(Lifted.takeError()));
-      Ok = false;
-      continue;
-    }
-    for (const ir::KernelFailure &F : Lifted->Failures) {
-      reportError(F.Message);
-      Ok = false;
-    }
-    if (O.EmitLLVM) {
-      Lifted->M->print(IROut ? *IROut : llvm::outs(), nullptr);
-      continue;
-    }
-    if (Lifted->Kernels.empty())
-      continue;
-    std::string Stem = llvm::sys::path::stem(Name).str();
-    if (!llvm::StringRef(Name).ends_with(".ptx"))
-      Stem = llvm::sys::path::filename(Name).str(); // "vecadd.c1.e1.sm_75" for binaries
-    for (llvm::StringRef Arch : Archs) {
-      backend::CompileOptions CO;
-      CO.Arch = Arch.str();
-      CO.CodeObjectVersion = O.Cov;
-      auto Obj = backend::compile(*Lifted->M, CO);
-      if (!Obj) {
-        reportError(Name + ": " + Arch.str() + ": " + llvm::toString(Obj.takeError()));
+  if (O.EmitLLVM) {
+    for (PtxInput &In : *Inputs) {
+      std::string Name = In.Name;
+      ptx::ParseResult R = ptx::parse(Name, std::move(In.Text));
+      if (!R.ok()) {
+        for (const ptx::Diagnostic &D : R.Errors)
+          ptx::printDiagnostic(llvm::errs(), *R.M, D);
         Ok = false;
         continue;
       }
+      llvm::LLVMContext Ctx;
+      auto Lifted = ir::liftModule(*R.M, Ctx);
+      if (!Lifted) {
+        reportError(llvm::toString(Lifted.takeError()));
+        Ok = false;
+        continue;
+      }
+      for (const ir::KernelFailure &F : Lifted->Failures) {
+        reportError(F.Message);
+        Ok = false;
+      }
+      Lifted->M->print(IROut ? *IROut : llvm::outs(), nullptr);
+    }
+    return Ok ? ExitOk : ExitBadInput;
+  }
+  // Compiles go through the cache (unless --no-cache) and run in the compile worker, so a crash
+  // in LLVM is an error about one kernel rather than the end of reptx.
+  driver::Compiler::Options DO;
+  DO.UseCache = !O.NoCache;
+  DO.OnWarning = [](const cache::Warning &W) {
+    llvm::WithColor::warning(llvm::errs(), "reptx") << W.Message << "\n";
+  };
+  auto Compiler = driver::Compiler::create(std::move(DO));
+  if (!Compiler) {
+    reportError(llvm::toString(Compiler.takeError()));
+    return ExitBadInput;
+  }
+  for (PtxInput &In : *Inputs) {
+    std::string Stem = llvm::sys::path::stem(In.Name).str();
+    if (!llvm::StringRef(In.Name).ends_with(".ptx"))
+      Stem = llvm::sys::path::filename(In.Name).str(); // "vecadd.c1.e1.sm_75" for binaries
+    driver::ModuleSource Src{In.Name, std::move(In.Text), In.PtxasOptions};
+    std::set<std::string> Reported; // a kernel that fails to lift fails for every target
+    for (llvm::StringRef Arch : Archs) {
+      driver::Target T;
+      T.Arch = Arch.str();
+      T.CodeObjectVersion = O.Cov;
+      T.Wave64Mode = O.Wave64Mode;
+      auto Obj = (*Compiler)->compile(Src, T);
+      if (!Obj) {
+        reportError(In.Name + ": " + Arch.str() + ": " + llvm::toString(Obj.takeError()));
+        Ok = false;
+        continue;
+      }
+      for (const ir::KernelFailure &F : Obj->Failures) {
+        if (Reported.insert(F.Message).second)
+          reportError(F.Message);
+        Ok = false;
+      }
+      if (Obj->Kernels.empty())
+        continue;
       std::string Path;
       if (Single && !O.Output.empty()) {
         Path = O.Output;
@@ -157,12 +187,15 @@ int runCompile(const CompileOpts &O) {
         llvm::sys::path::append(P, Stem + "." + Arch.str() + ".hsaco");
         Path = std::string(P);
       }
-      if (!writeFile(Path, Obj->Bytes)) {
+      if (!writeFile(Path, llvm::ArrayRef<uint8_t>(
+                               reinterpret_cast<const uint8_t *>(Obj->CodeObject.data()),
+                               Obj->CodeObject.size()))) {
         Ok = false;
         continue;
       }
-      llvm::outs() << fmt::format("{}: {} kernel{} -> {}\n", Arch.str(), Obj->Kernels.size(),
-                                  Obj->Kernels.size() == 1 ? "" : "s", Path);
+      llvm::outs() << fmt::format("{}: {} kernel{} -> {}{}\n", Arch.str(), Obj->Kernels.size(),
+                                  Obj->Kernels.size() == 1 ? "" : "s", Path,
+                                  Obj->From == driver::Result::Origin::Compiled ? "" : " (cached)");
     }
   }
   return Ok ? ExitOk : ExitBadInput;
@@ -181,7 +214,14 @@ Runner addCompileCommand(CLI::App &App) {
   Cmd->add_option("-o,--output", O->Output,
                   "Output file (one module, one target) or directory (several)");
   Cmd->add_flag("--emit-llvm", O->EmitLLVM, "Print the lifted, target-neutral LLVM IR");
+  Cmd->add_flag("--no-cache", O->NoCache,
+                "Compile without looking up or storing in the kernel cache (REPTX_CACHE_*)");
   Cmd->add_option("--cov", O->Cov, "Code object version: 4, 5 or 6")->capture_default_str();
+  Cmd->add_option("--wave64-mode", O->Wave64Mode,
+                  "PTX warps on gfx90a/gfx942 waves: packed (two per wave) or single (one per "
+                  "wave, changes the launch ABI; see backend/README.md)")
+      ->check(CLI::IsMember({"packed", "single"}))
+      ->capture_default_str();
   return [O] { return runCompile(*O); };
 }
 

@@ -5,6 +5,7 @@
 #include "reptx/emulator/CodeObject.h"
 #include "reptx/emulator/Device.h"
 #include "reptx/emulator/Dispatch.h"
+#include "reptx/emulator/PtxLaunch.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -94,8 +95,10 @@ int runEmulate(const EmulateOpts &O) {
     return ExitUsage;
   }
   std::vector<const KernelArgInfo *> Explicit;
+  // A wave64 single-mode kernel's leading argument is the launch's business, not the user's.
+  bool Single = isWave64Single(*K);
   for (const KernelArgInfo &A : K->Args)
-    if (!A.isHidden())
+    if (!A.isHidden() && !(Single && A.Offset == 0 && A.Name == Wave64SingleArgName))
       Explicit.push_back(&A);
   if (O.Args.size() != Explicit.size()) {
     reportError(fmt::format("kernel '{}' takes {} argument(s), {} given with --arg", K->Name,
@@ -178,6 +181,10 @@ int runEmulate(const EmulateOpts &O) {
   DispatchParams P = DispatchParams::blocks(K->Name, Grid, Block, std::move(Kernargs));
   P.DynamicLdsSize = O.DynamicLds;
   P.MaxInstructionsPerWave = O.MaxInstructions;
+  if (llvm::Error E = applyWave64SingleLaunch(*K, P)) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
   auto Start = std::chrono::steady_clock::now();
   auto R = Dev.dispatch(**CO, P);
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();

@@ -22,7 +22,9 @@ int main(int argc, char **argv) {
   Add(reptx::tool::addCoverageCommand);
   Add(reptx::tool::addCompileCommand);
   Add(reptx::tool::addCacheCommand);
+  Add(reptx::tool::addPrewarmCommand);
   Add(reptx::tool::addEmulateCommand);
+  Add(reptx::tool::addRunCommand);
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

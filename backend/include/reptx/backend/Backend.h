@@ -22,11 +22,35 @@ struct CompileOptions {
   std::string Arch = "gfx942";
   /// Code object version 4, 5 or 6 (LLVM 22 defaults to 6, which ROCm 5.x rejects).
   unsigned CodeObjectVersion = 5;
+  /// How 32-thread PTX warps sit on the 64-lane waves of gfx90a/gfx942 (ignored on wave32
+  /// targets). Packed: two warps per wave, every warp operation confined to its 32-lane half.
+  /// Single: one warp per wave, lanes 32-63 idle; the launch ABI changes (backend/README.md,
+  /// "Wave64 single mode"): hardware work-groups of 64 work-items per PTX warp, and a first
+  /// kernel argument `__reptx_wave64_single` carrying the PTX block size.
+  enum class Wave64Mode { Packed, Single };
+  Wave64Mode Wave64 = Wave64Mode::Packed;
+};
+
+/// "packed" or "single".
+llvm::StringRef wave64ModeName(CompileOptions::Wave64Mode Mode);
+/// The hardware wave size of a supported processor: 64 for gfx90a/gfx942, 32 otherwise.
+unsigned waveSize(llvm::StringRef Arch);
+/// Digest (hex) of the device helper library that compile() links into every module, for cache
+/// keys (cache::CompilerIdentity::HelperLibraryHash).
+std::string helperLibraryDigest();
+
+/// Where compile() spent its time, in seconds (for bench/ and `reptx compile --time`).
+struct CompileTimes {
+  double Prepare = 0;  // clone, helper library, intrinsics, verification
+  double Optimize = 0; // the O3 pipeline
+  double Codegen = 0;  // instruction selection to the object file
+  double Link = 0;     // lld
 };
 
 struct CodeObject {
   std::vector<uint8_t> Bytes;       // the linked ELF (.hsaco)
   std::vector<std::string> Kernels; // kernels found in it (their .kd symbols)
+  CompileTimes Times;
 };
 
 /// Gives a copy of the lifted module the AMDGPU triple, data layout and kernel calling

@@ -66,6 +66,10 @@ public:
   // applies its dynamic relocations; returns the load base, which is added to every virtual
   // address of the code object (program counters included).
   llvm::Expected<uint64_t> loadCodeObject(const CodeObject &CO);
+  // Code objects loaded from now on are mapped writable (default: read-only): a driver needs that
+  // for the module variables they hold (__device__ variables that kernels store to, and
+  // __constant__ ones the host fills).
+  void setCodeObjectsWritable(bool Writable);
 
   // Runs one kernel dispatch to completion. Work-groups run one after another; the waves of a
   // work-group are interleaved and meet at barriers. A fault stops the dispatch with an

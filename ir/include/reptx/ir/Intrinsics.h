@@ -18,8 +18,62 @@ inline constexpr llvm::StringLiteral SpecialRegisters[] = {
 // the CTA waits, and memory operations before it are visible to the CTA after it.
 inline constexpr llvm::StringLiteral BarrierSync = "reptx.barrier.sync";
 
+// Warp-level operations (PTX ISA 9.7.9.6, 9.7.13.3, 9.7.13.8-13), on 32-thread warps whatever the
+// hardware: a backend confines them to the lanes of the calling thread's warp. Lane masks are i32
+// with bit i for lane i; `mask` is the instruction's membermask. All are convergent and have
+// inaccessible-memory effects (so nothing merges or moves them across control flow), except
+// laneid.
+//   i32  @reptx.laneid()                      %laneid (no side effects)
+//   i32  @reptx.activemask()                  activemask.b32
+//   i64  @reptx.shfl.{up,down,bfly,idx}(i32 a, i32 b, i32 c, i32 mask)
+//                                             shfl.sync: d in bits 0-31, p in bit 32
+//   i1   @reptx.vote.{all,any,uni}(i1 p, i32 mask)
+//   i32  @reptx.vote.ballot(i1 p, i32 mask)
+//   i32  @reptx.match.any.{b32,b64}(i32|i64 v, i32 mask)
+//   i64  @reptx.match.all.{b32,b64}(i32|i64 v, i32 mask)   lane mask in bits 0-31, p in bit 32
+//   i32  @reptx.redux.{add,umin,umax,smin,smax,and,or,xor}(i32 v, i32 mask)
+//   i32  @reptx.elect(i32 mask)               the laneid of the elected (lowest active) lane
+//   void @reptx.warp.sync(i32 mask)           bar.warp.sync
+inline constexpr llvm::StringLiteral LaneId = "reptx.laneid";
+
+// Other special registers (PTX ISA 10.12-10.25): `i64 @reptx.clock64()` (the hardware cycle
+// counter; %clock is its low half), `i64 @reptx.globaltimer()` (nanoseconds), `i32 @reptx.smid()`,
+// `i32 @reptx.nsmid()`, `i64 @reptx.gridid()`, `i32 @reptx.dynamic_smem_size()` and
+// `i32 @reptx.total_smem_size()` (bytes of shared memory of the CTA: launch-time part, total).
+inline constexpr llvm::StringLiteral Clock64 = "reptx.clock64";
+inline constexpr llvm::StringLiteral GlobalTimer = "reptx.globaltimer";
+inline constexpr llvm::StringLiteral SmId = "reptx.smid";
+inline constexpr llvm::StringLiteral NSmId = "reptx.nsmid";
+inline constexpr llvm::StringLiteral GridId = "reptx.gridid";
+inline constexpr llvm::StringLiteral DynamicSmemSize = "reptx.dynamic_smem_size";
+inline constexpr llvm::StringLiteral TotalSmemSize = "reptx.total_smem_size";
+
+// Named barriers and barrier reductions (PTX ISA 9.7.13.1), with id (0-15), thread count (0 =
+// the whole CTA) and the CTA's thread count:
+//   void @reptx.barrier.sync.count(i32 id, i32 count, i32 cta)   bar.sync a, b
+//   void @reptx.barrier.arrive(i32 id, i32 count, i32 cta)       bar.arrive a, b
+//   i64  @reptx.barrier.red(i32 id, i32 count, i32 cta, i1 p)    bar.red: the number of
+//        participants with p true in bits 0-31, the number of participants in bits 32-63.
+// A module that uses them gets `void @reptx.barrier.init()` at the start of every kernel (before
+// any thread can reach a named barrier), where a backend can set up barrier state.
+inline constexpr llvm::StringLiteral BarrierSyncCount = "reptx.barrier.sync.count";
+inline constexpr llvm::StringLiteral BarrierArrive = "reptx.barrier.arrive";
+inline constexpr llvm::StringLiteral BarrierRed = "reptx.barrier.red";
+inline constexpr llvm::StringLiteral BarrierInit = "reptx.barrier.init";
+
 // `void @reptx.assertfail()`: CUDA's device-side assert failed (the `__assertfail` system call):
-// the kernel stops with an error. Does not return.
+// the kernel stops with an error. Does not return. Before it, the lifter prints CUDA's assertion
+// message through @reptx.vprintf (below) with AssertFormat and the arguments file, line,
+// function, %ctaid.x/y/z, %tid.x/y/z, message; a loader recognises a failed assert by the format.
 inline constexpr llvm::StringLiteral AssertFail = "reptx.assertfail";
+inline constexpr llvm::StringLiteral AssertFormat =
+    "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n";
+
+// `i32 @reptx.vprintf(i64 format, i64 args)`: CUDA's device printf (the `vprintf` system call):
+// the generic addresses of the format string and of the argument buffer (the arguments packed
+// with their natural alignment, int-sized ones promoted to 4 bytes, float to double; 0 when
+// there are none). Returns what the call's return parameter receives. A backend records the call
+// for the host to print (backend/README.md, "Device printf").
+inline constexpr llvm::StringLiteral Vprintf = "reptx.vprintf";
 
 } // namespace reptx::ir::intrinsics

@@ -1,0 +1,85 @@
+// Compiling a PTX module (text in, code object out) in process or, robustly, in a child process:
+// the `reptx-compile-worker` executable, so that an LLVM fatal error, a crash or a hang in code
+// generation never ends the caller (a tool, or the loader inside a CUDA application). Kernels are
+// isolated from each other: one that fails to lift or to compile is left out and reported by name
+// while the others still compile. backend/README.md describes the worker protocol.
+#pragma once
+
+#include "reptx/backend/Backend.h"
+#include "reptx/ir/Lift.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace reptx::backend {
+
+/// One PTX module to compile.
+struct PtxModule {
+  std::string Name; // for messages: a file name, "libfoo.so.c3.e1.sm_80"
+  std::string Text; // the PTX text
+};
+
+/// Which kernels of the module to compile: all (both lists empty), only some, or all but some.
+struct KernelSelection {
+  std::vector<std::string> Only;
+  std::vector<std::string> Exclude;
+  bool selects(llvm::StringRef Kernel) const;
+};
+
+/// The outcome of compiling one module for one target.
+struct ModuleResult {
+  std::vector<uint8_t> CodeObject;         // empty when no kernel compiled
+  std::vector<std::string> Kernels;        // the kernels in CodeObject
+  std::vector<ir::KernelFailure> Failures; // kernels left out, each with its reason
+  /// False when a failure may not repeat (a crash, a timeout, unreadable worker output): such a
+  /// result must not be cached.
+  bool Deterministic = true;
+};
+
+/// Parses, lifts and compiles in this process. A kernel that fails to lift is left out (its
+/// reason names the kernel, the PTX file:line and the instruction); when the backend rejects the
+/// module as a whole, each kernel is compiled alone to find the ones at fault, and the module is
+/// compiled again without them. Errors: PTX that does not parse, or a module-level failure. An
+/// LLVM fatal error or crash ends this process: see compilePtxIsolated.
+llvm::Expected<ModuleResult> compilePtx(const PtxModule &M, const CompileOptions &Opts,
+                                        const KernelSelection &Sel = {});
+
+struct IsolationOptions {
+  /// The worker executable; empty: findCompileWorker().
+  std::string WorkerPath;
+  /// Wall-clock limit for one worker run; 0 means none.
+  unsigned TimeoutSeconds = 600;
+};
+
+/// compilePtx in a child process (the worker). A worker that crashes, hits an LLVM fatal error,
+/// runs past the timeout or writes anything but one well-formed reply becomes an error naming the
+/// module, the target and what happened (with the tail of the worker's stderr); this process
+/// carries on. When that happens to a whole module, the kernels at fault are found by bisection
+/// (groups of kernels in workers of their own, halved until single kernels fail), reported as
+/// failures naming them, and the others are compiled together. A module that times out is not
+/// searched (each probe could take as long again): every kernel fails with the timeout.
+/// Thread-safe: any number of threads may run workers at once.
+llvm::Expected<ModuleResult> compilePtxIsolated(const PtxModule &M, const CompileOptions &Opts,
+                                                const IsolationOptions &Iso = {});
+
+/// The worker executable: $REPTX_COMPILE_WORKER, else `reptx-compile-worker` next to the binary
+/// (executable or shared library) this code is linked into or the running executable, or in
+/// ../libexec/reptx/ or ../bin/ from there.
+llvm::Expected<std::string> findCompileWorker();
+
+/// Identifies the compiler in an executable for cache keys: its GNU build-id in hex, or, for a
+/// binary without one, "xxh3:" and the XXH3-64 of its bytes.
+llvm::Expected<std::string> binaryIdentity(llvm::StringRef Path);
+
+/// The worker's main loop (reptx-compile-worker): reads one request from RequestFd, compiles,
+/// writes one reply to ReplyFd; returns the exit code. Honors REPTX_TEST_WORKER_FAULT (tests
+/// only): `crash`, `fatal`, `hang`, `garbage` or `exit`, optionally `:KERNEL` to fault only
+/// when the run compiles that kernel.
+int runCompileWorker(int RequestFd, int ReplyFd);
+
+} // namespace reptx::backend

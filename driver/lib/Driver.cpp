@@ -1,0 +1,170 @@
+// The cache-backed compile: key, lookup (output layer, then the cache), compile in the worker,
+// store. See driver/README.md.
+#include "reptx/driver/Driver.h"
+
+#include "reptx/backend/Backend.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace reptx::driver {
+
+cache::Entry toEntry(const backend::ModuleResult &R) {
+  cache::Entry E;
+  E.CodeObject.assign(R.CodeObject.begin(), R.CodeObject.end());
+  std::set<std::string> Seen(R.Kernels.begin(), R.Kernels.end());
+  for (const std::string &K : R.Kernels)
+    E.Kernels.push_back({K, ""});
+  // One record per name: a kernel that failed for several reasons keeps the first.
+  for (const ir::KernelFailure &F : R.Failures)
+    if (Seen.insert(F.Kernel).second)
+      E.Kernels.push_back({F.Kernel, "!" + F.Message});
+  E.sortKernels();
+  return E;
+}
+
+Result fromEntry(cache::Entry &&E) {
+  Result R;
+  R.CodeObject = std::move(E.CodeObject);
+  for (cache::KernelRecord &K : E.Kernels) {
+    if (StringRef(K.Info).starts_with("!"))
+      R.Failures.push_back({K.Name, K.Info.substr(1)});
+    else
+      R.Kernels.push_back(std::move(K.Name));
+  }
+  return R;
+}
+
+struct Compiler::Impl {
+  Options O;
+  std::unique_ptr<cache::Cache> Main, Output;
+  cache::CompilerIdentity Identity;
+};
+
+Compiler::Compiler() : I(std::make_unique<Impl>()) {}
+Compiler::~Compiler() = default;
+
+Expected<std::unique_ptr<Compiler>> Compiler::create(Options O) {
+  std::unique_ptr<Compiler> C(new Compiler());
+  Impl &I = *C->I;
+  if (O.Isolate && O.Isolation.WorkerPath.empty()) {
+    auto W = backend::findCompileWorker();
+    if (!W)
+      return W.takeError();
+    O.Isolation.WorkerPath = *W;
+  }
+  // The compiler's identity: the binary that compiles (the worker, or this one).
+  std::string BuildId;
+  if (O.Isolate) {
+    auto Id = backend::binaryIdentity(O.Isolation.WorkerPath);
+    if (!Id)
+      return Id.takeError();
+    BuildId = *Id;
+  } else {
+    BuildId =
+        cache::buildIdOf(reinterpret_cast<const void *>(&backend::compilePtx)).value_or("unknown");
+  }
+  I.Identity = {REPTX_VERSION, BuildId, cache::llvmVersion(), backend::helperLibraryDigest()};
+  if (O.UseCache) {
+    cache::Config Cfg;
+    if (O.CacheConfig) {
+      Cfg = *O.CacheConfig;
+    } else {
+      auto Env = cache::configFromProcessEnvironment();
+      if (!Env)
+        return Env.takeError();
+      Cfg = *Env;
+    }
+    auto Main = cache::Cache::open(Cfg, O.OnWarning);
+    if (!Main)
+      return Main.takeError();
+    I.Main = std::move(*Main);
+    if (!O.OutputLayer.empty()) {
+      cache::Config Out;
+      Out.WritablePath = O.OutputLayer;
+      Out.MaxSize = 0;
+      Out.CompressionLevel = Cfg.CompressionLevel;
+      Out.TrustedUid = Cfg.TrustedUid;
+      auto OC = cache::Cache::open(Out, O.OnWarning);
+      if (!OC)
+        return OC.takeError();
+      if (!(*OC)->hasWritableLayer())
+        return createStringError("cannot write the output layer " + O.OutputLayer);
+      I.Output = std::move(*OC);
+    }
+  }
+  I.O = std::move(O);
+  return C;
+}
+
+cache::Cache *Compiler::cache() const { return I->Main.get(); }
+
+cache::Key Compiler::key(const ModuleSource &M, const Target &T) const {
+  cache::Key K;
+  K.setPtx(M.Ptx);
+  K.PtxasOptions = M.PtxasOptions;
+  K.Arch = T.Arch;
+  K.WaveSize = backend::waveSize(T.Arch);
+  K.WaveMode = K.WaveSize == 64 ? T.Wave64Mode : "";
+  K.CodeObjectVersion = T.CodeObjectVersion;
+  K.Options = {{"opt-level", "3"}};
+  K.Compiler = I->Identity;
+  return K;
+}
+
+Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T) {
+  if (!backend::isSupportedArch(T.Arch))
+    return createStringError("unsupported target '" + T.Arch +
+                             "' (expected gfx90a, gfx942, gfx1030, gfx1100 or gfx1201)");
+  if (T.Wave64Mode != "packed" && T.Wave64Mode != "single")
+    return createStringError("unknown wave64 mode '" + T.Wave64Mode +
+                             "' (expected packed or single)");
+  cache::Key K = key(M, T);
+  auto Hit = [&](cache::Entry &&E, Result::Origin From) {
+    Result R = fromEntry(std::move(E));
+    R.From = From;
+    R.KeyDigest = K.digest();
+    return R;
+  };
+  if (I->Output)
+    if (auto H = I->Output->lookup(K))
+      return Hit(std::move(H->Value), Result::Origin::OutputHit);
+  if (I->Main)
+    if (auto H = I->Main->lookup(K)) {
+      if (I->Output)
+        I->Output->store(K, H->Value);
+      return Hit(std::move(H->Value), Result::Origin::CacheHit);
+    }
+
+  backend::PtxModule PM{M.Name, M.Ptx};
+  backend::CompileOptions CO;
+  CO.Arch = T.Arch;
+  CO.CodeObjectVersion = T.CodeObjectVersion;
+  CO.Wave64 = T.Wave64Mode == "single" ? backend::CompileOptions::Wave64Mode::Single
+                                       : backend::CompileOptions::Wave64Mode::Packed;
+  CO.Wave64 = T.Wave64Mode == "single" ? backend::CompileOptions::Wave64Mode::Single
+                                       : backend::CompileOptions::Wave64Mode::Packed;
+  auto MR = I->O.Isolate ? backend::compilePtxIsolated(PM, CO, I->O.Isolation)
+                         : backend::compilePtx(PM, CO);
+  if (!MR)
+    return MR.takeError();
+  cache::Entry E = toEntry(*MR);
+  bool Stored = false;
+  if (MR->Deterministic) {
+    if (I->Main)
+      Stored |= I->Main->store(K, E) == cache::StoreResult::Stored;
+    if (I->Output)
+      Stored |= I->Output->store(K, E) == cache::StoreResult::Stored;
+  }
+  // Through the entry, so that a compile and a later hit give the same Result.
+  Result R = fromEntry(std::move(E));
+  R.Deterministic = MR->Deterministic;
+  R.Stored = Stored;
+  R.KeyDigest = K.digest();
+  return R;
+}
+
+} // namespace reptx::driver

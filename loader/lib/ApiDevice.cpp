@@ -1,0 +1,649 @@
+// Initialisation, versions, errors, cuGetProcAddress, devices, primary contexts and cuCtx*.
+#include "Driver.h"
+#include "Printf.h"
+#include "ProcTable.h"
+
+#include <cstring>
+
+using namespace reptx::loader;
+
+namespace {
+
+Driver &drv() { return Driver::get(); }
+
+CUresult deviceOrError(CUdevice Dev, Device *&D) {
+  if (!drv().initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  D = drv().device(Dev);
+  return D ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+// What the device reports. The numbers describe a plausible compute capability 8.6 device with
+// the backend's size (cudart fills cudaDeviceProp from these at initialisation).
+int attribute(const Device &D, int A) {
+  const ExecBackend &B = *D.Backend;
+  switch (A) {
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    return 1024;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+    return 1024;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+    return 64;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X:
+    return 2147483647;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z:
+    return 65535;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+    return 48 * 1024;
+  case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
+    return 64 * 1024;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+    return 32;
+  case CU_DEVICE_ATTRIBUTE_MAX_PITCH:
+    return 2147483647;
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
+    return 65536;
+  case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+    return 2100000; // kHz
+  case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+    return 2600000; // kHz
+  case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+    return 4096;
+  case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+    return 4 * 1024 * 1024;
+  case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
+    return 512;
+  case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT:
+  case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT:
+    return 32;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    return int(B.computeUnits());
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
+    return 1536;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
+    return 16;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+    return 100 * 1024;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    return 64 * 1024; // the LDS of one work-group on gfx9
+  case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK:
+    return 0;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    return D.CcMajor;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    return D.CcMinor;
+  case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+    return D.Identity.PciBus;
+  case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+    return D.Identity.PciDevice;
+  case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+    return D.Identity.PciDomain;
+  case CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID:
+    return 0x74a11002; // device 0x74a1, vendor 0x1002
+  case CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID:
+    return 0;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:
+    return CU_COMPUTEMODE_DEFAULT;
+  case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
+    return 2;
+  case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP:
+  case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
+  case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS:
+  case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+  case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED:
+  case CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED:
+  case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED:
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED:
+  case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
+  case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED:
+  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+    return 1;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH:
+    return 131072;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH:
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT:
+    return 65536;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH:
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT:
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH:
+    return 16384;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH:
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT:
+    return 32768;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS:
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS:
+    return 2048;
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH:
+    return 32768;
+  case CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO:
+    return 2;
+  case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE:
+  case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE:
+    return 0;
+  case CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT:
+    return 1;
+  case CU_DEVICE_ATTRIBUTE_NUMA_ID:
+  case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID:
+    return -1;
+  default:
+    // Texture/surface limits not listed above, and features the loader does not offer (managed
+    // memory, IPC, peer access, multicast, ECC, integrated, ...): 0.
+    if (A >= CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH &&
+        A <= CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH &&
+        A != CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID &&
+        A != CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT &&
+        A != CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR &&
+        A != CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+      return 16384;
+    return 0;
+  }
+}
+
+CUresult ctxOrCurrent(CUcontext In, Context *&C) {
+  if (In) {
+    if (!drv().validContext(In))
+      return CUDA_ERROR_INVALID_CONTEXT;
+    C = reinterpret_cast<Context *>(In);
+    return CUDA_SUCCESS;
+  }
+  return currentOrError(C);
+}
+
+CUresult synchronizeContext(Context *C) {
+  DeviceFault F = DeviceFault::None;
+  llvm::Error E = C->Dev->Backend->synchronize(F);
+  bool Assert = printfDrain(*C->Dev); // what finished kernels printed, also after a fault
+  if (E) {
+    log().error("synchronize: {}", llvm::toString(std::move(E)));
+    return CUDA_ERROR_UNKNOWN;
+  }
+  if (F != DeviceFault::None)
+    C->Sticky.store(Assert && F == DeviceFault::LaunchFailed ? CUDA_ERROR_ASSERT : faultResult(F));
+  return C->Sticky.load();
+}
+
+} // namespace
+
+namespace reptx::loader {
+CUresult contextSynchronize(Context *C) { return synchronizeContext(C); }
+} // namespace reptx::loader
+
+// ------------------------------------------------------------------ init, versions, errors
+
+CUresult cuInit(unsigned int Flags) {
+  if (Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  return drv().init();
+}
+
+CUresult cuDriverGetVersion(int *Version) {
+  if (!Version)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Version = DriverVersion;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode) {
+  if (!Mode)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Mode = CU_MODULE_LAZY_LOADING;
+  return CUDA_SUCCESS;
+}
+
+namespace {
+struct ErrorText {
+  CUresult R;
+  const char *Name, *Text;
+};
+const ErrorText Errors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
+     "a PTX JIT compilation failed (reptx could not recompile the PTX)"},
+    {CUDA_ERROR_INVALID_SOURCE, "CUDA_ERROR_INVALID_SOURCE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
+     "the launch timed out and was terminated"},
+    {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+     "an illegal instruction was encountered"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+} // namespace
+
+CUresult cuGetErrorString(CUresult R, const char **Str) {
+  if (!Str)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (const ErrorText &E : Errors)
+    if (E.R == R) {
+      *Str = E.Text;
+      return CUDA_SUCCESS;
+    }
+  *Str = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGetErrorName(CUresult R, const char **Str) {
+  if (!Str)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (const ErrorText &E : Errors)
+    if (E.R == R) {
+      *Str = E.Name;
+      return CUDA_SUCCESS;
+    }
+  *Str = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+// ------------------------------------------------------------------ cuGetProcAddress
+
+CUresult cuGetProcAddress_v2(const char *Symbol, void **Pfn, int CudaVersion, cuuint64_t Flags,
+                             CUdriverProcAddressQueryResult *Status) {
+  if (!Pfn)
+    return CUDA_ERROR_INVALID_VALUE;
+  ProcStatus S;
+  void *F =
+      resolveProc(Symbol, CudaVersion, Flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, S);
+  *Pfn = F;
+  if (Status)
+    *Status = S == ProcStatus::Found                  ? CU_GET_PROC_ADDRESS_SUCCESS
+              : S == ProcStatus::VersionNotSufficient ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                                                      : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  log().trace("cuGetProcAddress({}, {}, {}) -> {}", Symbol ? Symbol : "(null)", CudaVersion, Flags,
+              F);
+  return F ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuGetProcAddress(const char *Symbol, void **Pfn, int CudaVersion, cuuint64_t Flags) {
+  return cuGetProcAddress_v2(Symbol, Pfn, CudaVersion, Flags, nullptr);
+}
+
+// ------------------------------------------------------------------ devices
+
+CUresult cuDeviceGetCount(int *Count) {
+  if (!Count)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!drv().initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  *Count = drv().deviceCount();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice *Dev, int Ordinal) {
+  if (!Dev)
+    return CUDA_ERROR_INVALID_VALUE;
+  Device *D;
+  if (CUresult R = deviceOrError(Ordinal, D))
+    return R;
+  *Dev = Ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char *Name, int Len, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Name || Len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::strncpy(Name, D->Name.c_str(), size_t(Len) - 1);
+  Name[Len - 1] = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Bytes)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Bytes = D->Backend->totalMemory();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem(unsigned int *Bytes, CUdevice Dev) {
+  size_t B = 0;
+  if (CUresult R = cuDeviceTotalMem_v2(&B, Dev))
+    return R;
+  *Bytes = unsigned(std::min<size_t>(B, 0xffffffffu));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *Value, CUdevice_attribute Attr, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Value || Attr <= 0 || Attr >= CU_DEVICE_ATTRIBUTE_MAX)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Value = attribute(*D, Attr);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetUuid_v2(CUuuid *Uuid, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Uuid)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(Uuid->bytes, D->Identity.Uuid.data(), 16);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetUuid(CUuuid *Uuid, CUdevice Dev) { return cuDeviceGetUuid_v2(Uuid, Dev); }
+
+CUresult cuDeviceGetLuid(char *, unsigned int *, CUdevice) { return CUDA_ERROR_NOT_SUPPORTED; }
+
+CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Major || !Minor)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Major = D->CcMajor;
+  *Minor = D->CcMinor;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetPCIBusId(char *Out, int Len, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Out || Len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::snprintf(Out, size_t(Len), "%04x:%02x:%02x.0", D->Identity.PciDomain, D->Identity.PciBus,
+                D->Identity.PciDevice);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceCanAccessPeer(int *Can, CUdevice, CUdevice) {
+  if (!Can)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Can = 0;
+  return CUDA_SUCCESS;
+}
+
+// ------------------------------------------------------------------ primary contexts
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *Ctx, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Ctx)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> L(D->PrimaryMutex);
+  ++D->PrimaryRefs;
+  *Ctx = reinterpret_cast<CUcontext>(&D->PrimaryCtx);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  printfDrain(*D);
+  std::lock_guard<std::mutex> L(D->PrimaryMutex);
+  if (D->PrimaryRefs == 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  --D->PrimaryRefs; // the primary context stays valid (inactive) for cudart's later calls
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease(CUdevice Dev) { return cuDevicePrimaryCtxRelease_v2(Dev); }
+
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  Context &C = D->PrimaryCtx;
+  printfDrain(*D);
+  std::unordered_map<void *, ClsEntry> Cls;
+  {
+    std::unique_lock<std::shared_mutex> L(C.ClsMutex);
+    Cls.swap(C.Cls);
+  }
+  for (auto &[Key, E] : Cls)
+    if (E.Dtor)
+      E.Dtor(reinterpret_cast<CUcontext>(&C), Key, E.Value);
+  C.Sticky.store(CUDA_SUCCESS);
+  std::lock_guard<std::mutex> L(D->PrimaryMutex);
+  D->PrimaryRefs = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxReset(CUdevice Dev) { return cuDevicePrimaryCtxReset_v2(Dev); }
+
+CUresult cuDevicePrimaryCtxGetState(CUdevice Dev, unsigned int *Flags, int *Active) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Flags || !Active)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> L(D->PrimaryMutex);
+  *Flags = D->PrimaryFlags;
+  *Active = D->PrimaryRefs > 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Dev, unsigned int Flags) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  std::lock_guard<std::mutex> L(D->PrimaryMutex);
+  D->PrimaryFlags = Flags;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxSetFlags(CUdevice Dev, unsigned int Flags) {
+  return cuDevicePrimaryCtxSetFlags_v2(Dev, Flags);
+}
+
+// ------------------------------------------------------------------ contexts
+
+CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned int Flags, CUdevice Dev) {
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (!Ctx)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = drv().createContext(D, Flags);
+  contextStack().push_back(C);
+  *Ctx = reinterpret_cast<CUcontext>(C);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy_v2(CUcontext Ctx) {
+  if (!drv().validContext(Ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  auto *C = reinterpret_cast<Context *>(Ctx);
+  if (C->Primary)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  printfDrain(*C->Dev);
+  drv().destroyContext(C);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *Ctx) {
+  if (!Ctx)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!drv().initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  *Ctx = reinterpret_cast<CUcontext>(currentContext());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext Ctx) {
+  if (!drv().initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  auto &S = contextStack();
+  if (!Ctx) {
+    if (!S.empty())
+      S.pop_back();
+    return CUDA_SUCCESS;
+  }
+  if (!drv().validContext(Ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (S.empty())
+    S.push_back(reinterpret_cast<Context *>(Ctx));
+  else
+    S.back() = reinterpret_cast<Context *>(Ctx);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext Ctx) {
+  if (!drv().validContext(Ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  contextStack().push_back(reinterpret_cast<Context *>(Ctx));
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPushCurrent(CUcontext Ctx) { return cuCtxPushCurrent_v2(Ctx); }
+
+CUresult cuCtxPopCurrent_v2(CUcontext *Ctx) {
+  auto &S = contextStack();
+  if (S.empty())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (Ctx)
+    *Ctx = reinterpret_cast<CUcontext>(S.back());
+  S.pop_back();
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPopCurrent(CUcontext *Ctx) { return cuCtxPopCurrent_v2(Ctx); }
+
+CUresult cuCtxGetDevice_v2(CUdevice *Dev, CUcontext Ctx) {
+  if (!Dev)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = ctxOrCurrent(Ctx, C))
+    return R;
+  *Dev = C->Dev->Ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetDevice(CUdevice *Dev) { return cuCtxGetDevice_v2(Dev, nullptr); }
+
+CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
+  Context *C;
+  if (CUresult R = ctxOrCurrent(Ctx, C))
+    return R;
+  return synchronizeContext(C);
+}
+CUresult cuCtxSynchronize() { return cuCtxSynchronize_v2(nullptr); }
+
+CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned int *Version) {
+  if (!Version)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = ctxOrCurrent(Ctx, C))
+    return R;
+  *Version = 3020;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetFlags(unsigned int *Flags) {
+  Context *C;
+  if (CUresult R = currentOrError(C))
+    return R;
+  if (!Flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Flags = C->Primary ? C->Dev->PrimaryFlags : C->Flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
+  Context *C;
+  if (CUresult R = ctxOrCurrent(Ctx, C))
+    return R;
+  if (!Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Id = C->Id;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
+  Context *C;
+  if (CUresult R = currentOrError(C))
+    return R;
+  if (!Value)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Limit == CU_LIMIT_PRINTF_FIFO_SIZE) { // per device, as its code objects are
+    *Value = printfFifoSize(*C->Dev);
+    return CUDA_SUCCESS;
+  }
+  std::lock_guard<std::mutex> L(C->LimitMutex);
+  if (auto It = C->Limits.find(Limit); It != C->Limits.end()) {
+    *Value = It->second;
+    return CUDA_SUCCESS;
+  }
+  switch (Limit) {
+  case CU_LIMIT_STACK_SIZE:
+    *Value = 1024;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_MALLOC_HEAP_SIZE:
+    *Value = 8 << 20;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
+    *Value = 2;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
+    *Value = 2048;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
+    *Value = 64;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+    *Value = 0;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  }
+}
+
+CUresult cuCtxSetLimit(CUlimit Limit, size_t Value) {
+  Context *C;
+  if (CUresult R = currentOrError(C))
+    return R;
+  if (Limit < 0 || Limit >= CU_LIMIT_MAX)
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  if (Limit == CU_LIMIT_PRINTF_FIFO_SIZE)
+    return setPrintfFifoSize(*C->Dev, Value);
+  std::lock_guard<std::mutex> L(C->LimitMutex);
+  C->Limits[Limit] = Value;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCacheConfig(CUfunc_cache *Config) {
+  if (!Config)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Config = CU_FUNC_CACHE_PREFER_NONE;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCacheConfig(CUfunc_cache) { return CUDA_SUCCESS; }
+
+CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest) {
+  if (Least)
+    *Least = 0;
+  if (Greatest)
+    *Greatest = -1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetSharedMemConfig(CUsharedconfig *Config) {
+  if (!Config)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Config = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetSharedMemConfig(CUsharedconfig) { return CUDA_SUCCESS; }

@@ -1,0 +1,630 @@
+// Memory (device, pinned host), copies and fills, streams, events and host functions. Every
+// backend operation completes before the call returns, so a stream is in order by construction
+// and an event records the host time at which all earlier work had finished.
+#include "Driver.h"
+#include "Printf.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+using namespace reptx::loader;
+
+namespace reptx::loader {
+CUresult contextSynchronize(Context *C);
+}
+
+namespace {
+
+std::mutex HostMutex;
+std::map<uintptr_t, size_t> HostAllocs; // cuMemHostAlloc / cuMemHostRegister ranges
+
+CUresult withContext(Context *&C) {
+  if (CUresult R = currentOrError(C))
+    return R;
+  return CUDA_SUCCESS;
+}
+
+CUresult fromError(llvm::Error E, const char *What) {
+  if (!E)
+    return CUDA_SUCCESS;
+  log().error("{}: {}", What, llvm::toString(std::move(E)));
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult streamContext(CUstream S, Context *&C) {
+  auto V = reinterpret_cast<uintptr_t>(S);
+  if (V == 0 || V == uintptr_t(CU_STREAM_LEGACY) || V == uintptr_t(CU_STREAM_PER_THREAD))
+    return withContext(C);
+  auto *St = reinterpret_cast<Stream *>(S);
+  if (St->T != Tag::Stream)
+    return CUDA_ERROR_INVALID_HANDLE;
+  C = St->Ctx;
+  return CUDA_SUCCESS;
+}
+
+bool isDevice(ExecBackend &B, uint64_t P) {
+  uint64_t Base, Size;
+  return B.findAllocation(P, Base, Size);
+}
+
+CUresult copy(Context *C, uint64_t Dst, uint64_t Src, size_t N, bool DstDev, bool SrcDev) {
+  if (N == 0)
+    return CUDA_SUCCESS;
+  printfDrain(*C->Dev); // a blocking copy is a synchronisation point for device printf
+  if (CUresult R = C->Sticky.load())
+    return R;
+  ExecBackend &B = *C->Dev->Backend;
+  llvm::Error E = llvm::Error::success();
+  if (DstDev && SrcDev)
+    E = B.copyOnDevice(Dst, Src, N);
+  else if (DstDev)
+    E = B.copyToDevice(Dst, reinterpret_cast<const void *>(Src), N);
+  else if (SrcDev)
+    E = B.copyToHost(reinterpret_cast<void *>(Dst), Src, N);
+  else
+    std::memmove(reinterpret_cast<void *>(Dst), reinterpret_cast<const void *>(Src), N);
+  return fromError(std::move(E), "memory copy");
+}
+
+CUresult copyIn(CUdeviceptr Dst, const void *Src, size_t N, CUstream S = nullptr) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  return copy(C, Dst, reinterpret_cast<uint64_t>(Src), N, true, false);
+}
+CUresult copyOut(void *Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  return copy(C, reinterpret_cast<uint64_t>(Dst), Src, N, false, true);
+}
+CUresult copyDD(CUdeviceptr Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  return copy(C, Dst, Src, N, true, true);
+}
+// Unified addressing (cuMemcpy): the direction from where the pointers are.
+CUresult copyAny(CUdeviceptr Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  ExecBackend &B = *C->Dev->Backend;
+  return copy(C, Dst, Src, N, isDevice(B, Dst), isDevice(B, Src));
+}
+
+CUresult fill(CUdeviceptr Dst, uint32_t Value, unsigned Elem, size_t N, CUstream S = nullptr) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (N == 0)
+    return CUDA_SUCCESS;
+  if (CUresult R = C->Sticky.load())
+    return R;
+  return fromError(C->Dev->Backend->fill(Dst, Value, Elem, N), "memset");
+}
+
+CUresult fill2D(CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned Elem, size_t Width,
+                size_t Height, CUstream S = nullptr) {
+  for (size_t Y = 0; Y < Height; ++Y)
+    if (CUresult R = fill(Dst + Y * Pitch, Value, Elem, Width, S))
+      return R;
+  return CUDA_SUCCESS;
+}
+
+CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream S) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  ExecBackend &B = *C->Dev->Backend;
+  auto Side = [&](CUmemorytype T, const void *Host, CUdeviceptr Dev, bool &IsDev) -> uint64_t {
+    if (T == CU_MEMORYTYPE_UNIFIED) {
+      IsDev = isDevice(B, Dev);
+      return Dev;
+    }
+    IsDev = T == CU_MEMORYTYPE_DEVICE;
+    return IsDev ? Dev : reinterpret_cast<uint64_t>(Host);
+  };
+  if (P->srcMemoryType == CU_MEMORYTYPE_ARRAY || P->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  bool SrcDev, DstDev;
+  uint64_t Src = Side(P->srcMemoryType, P->srcHost, P->srcDevice, SrcDev);
+  uint64_t Dst = Side(P->dstMemoryType, P->dstHost, P->dstDevice, DstDev);
+  for (size_t Y = 0; Y < P->Height; ++Y)
+    if (CUresult R = copy(C, Dst + (P->dstY + Y) * P->dstPitch + P->dstXInBytes,
+                          Src + (P->srcY + Y) * P->srcPitch + P->srcXInBytes, P->WidthInBytes,
+                          DstDev, SrcDev))
+      return R;
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ allocation
+
+CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (!Ptr || Bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto A = C->Dev->Backend->allocate(Bytes);
+  if (!A) {
+    log().warn("cuMemAlloc({}): {}", Bytes, llvm::toString(A.takeError()));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  *Ptr = *A;
+  log().trace("cuMemAlloc({}) -> {:#x}", Bytes, *A);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr Ptr) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (Ptr == 0)
+    return CUDA_SUCCESS;
+  if (llvm::Error E = C->Dev->Backend->release(Ptr)) {
+    log().warn("cuMemFree({:#x}): {}", Ptr, llvm::toString(std::move(E)));
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_t Height,
+                            unsigned int ElementSize) {
+  if (!Pitch || Width == 0 || Height == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t P = (Width + 255) / 256 * 256;
+  if (CUresult R = cuMemAlloc_v2(Ptr, P * Height))
+    return R;
+  *Pitch = P;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream) {
+  return cuMemAlloc_v2(Ptr, Bytes);
+}
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Ptr, size_t Bytes, CUstream S) {
+  return cuMemAllocAsync(Ptr, Bytes, S);
+}
+CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream) { return cuMemFree_v2(Ptr); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr Ptr, CUstream S) { return cuMemFreeAsync(Ptr, S); }
+
+CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  ExecBackend &B = *C->Dev->Backend;
+  uint64_t T = B.totalMemory(), Used = B.allocatedBytes();
+  if (Total)
+    *Total = T;
+  if (Free)
+    *Free = Used < T ? T - Used : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr Ptr) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  uint64_t B, S;
+  if (!C->Dev->Backend->findAllocation(Ptr, B, S))
+    return CUDA_ERROR_NOT_FOUND;
+  if (Base)
+    *Base = B;
+  if (Size)
+    *Size = S;
+  return CUDA_SUCCESS;
+}
+
+// Pinned host memory is ordinary host memory here: the emulator copies from any host address.
+CUresult cuMemHostAlloc(void **P, size_t Bytes, unsigned int) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  *P = std::calloc(1, Bytes ? Bytes : 1);
+  if (!*P)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> L(HostMutex);
+  HostAllocs[reinterpret_cast<uintptr_t>(*P)] = Bytes;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAllocHost_v2(void **P, size_t Bytes) { return cuMemHostAlloc(P, Bytes, 0); }
+
+CUresult cuMemFreeHost(void *P) {
+  std::lock_guard<std::mutex> L(HostMutex);
+  if (!HostAllocs.erase(reinterpret_cast<uintptr_t>(P)))
+    return CUDA_ERROR_INVALID_VALUE;
+  std::free(P);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostRegister_v2(void *P, size_t Bytes, unsigned int) {
+  if (!P || !Bytes)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> L(HostMutex);
+  HostAllocs[reinterpret_cast<uintptr_t>(P)] = Bytes;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostRegister(void *P, size_t Bytes, unsigned int Flags) {
+  return cuMemHostRegister_v2(P, Bytes, Flags);
+}
+CUresult cuMemHostUnregister(void *P) {
+  std::lock_guard<std::mutex> L(HostMutex);
+  return HostAllocs.erase(reinterpret_cast<uintptr_t>(P)) ? CUDA_SUCCESS
+                                                          : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+}
+CUresult cuMemHostGetFlags(unsigned int *Flags, void *) {
+  if (Flags)
+    *Flags = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr Ptr) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  uint64_t Base, Size;
+  bool Dev = C->Dev->Backend->findAllocation(Ptr, Base, Size);
+  bool Host = false;
+  {
+    std::lock_guard<std::mutex> L(HostMutex);
+    auto It = HostAllocs.upper_bound(uintptr_t(Ptr));
+    if (It != HostAllocs.begin()) {
+      --It;
+      Host = uintptr_t(Ptr) - It->first < It->second;
+    }
+  }
+  if (!Dev && !Host)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (Attr) {
+  case CU_POINTER_ATTRIBUTE_CONTEXT:
+    *static_cast<CUcontext *>(Data) = reinterpret_cast<CUcontext>(C);
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    *static_cast<unsigned *>(Data) = Dev ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+    if (!Dev)
+      return CUDA_ERROR_INVALID_VALUE;
+    *static_cast<CUdeviceptr *>(Data) = Ptr;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+    if (Dev)
+      return CUDA_ERROR_INVALID_VALUE;
+    *static_cast<void **>(Data) = reinterpret_cast<void *>(Ptr);
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+    *static_cast<unsigned *>(Data) = 0;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+    *static_cast<int *>(Data) = C->Dev->Ordinal;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+    *static_cast<CUdeviceptr *>(Data) = Dev ? Base : Ptr;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+    *static_cast<size_t *>(Data) = Dev ? Size : 0;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_MAPPED:
+    *static_cast<unsigned *>(Data) = 1;
+    return CUDA_SUCCESS;
+  case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+    *static_cast<unsigned long long *>(Data) = Dev ? Base : Ptr;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+CUresult cuPointerGetAttributes(unsigned int N, CUpointer_attribute *Attrs, void **Data,
+                                CUdeviceptr Ptr) {
+  if (!Attrs || !Data)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  uint64_t Base, Size;
+  bool Dev = C->Dev->Backend->findAllocation(Ptr, Base, Size);
+  for (unsigned I = 0; I < N; ++I) {
+    if (!Data[I])
+      continue;
+    // Unknown pointers are reported as unregistered host memory, as the driver does.
+    if (!Dev && Attrs[I] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+      *static_cast<unsigned *>(Data[I]) = 0;
+      continue;
+    }
+    if (cuPointerGetAttribute(Data[I], Attrs[I], Ptr) != CUDA_SUCCESS) {
+      if (Attrs[I] == CU_POINTER_ATTRIBUTE_CONTEXT)
+        *static_cast<CUcontext *>(Data[I]) = nullptr;
+      else if (Attrs[I] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+        *static_cast<int *>(Data[I]) = -2;
+      else if (Attrs[I] == CU_POINTER_ATTRIBUTE_DEVICE_POINTER ||
+               Attrs[I] == CU_POINTER_ATTRIBUTE_HOST_POINTER)
+        *static_cast<void **>(Data[I]) = nullptr;
+      else
+        *static_cast<unsigned *>(Data[I]) = 0;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+// ------------------------------------------------------------------ copies and fills
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr D, const void *S, size_t N) { return copyIn(D, S, N); }
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr D, const void *S, size_t N) { return copyIn(D, S, N); }
+CUresult cuMemcpyDtoH_v2(void *D, CUdeviceptr S, size_t N) { return copyOut(D, S, N); }
+CUresult cuMemcpyDtoH_v2_ptds(void *D, CUdeviceptr S, size_t N) { return copyOut(D, S, N); }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyDD(D, S, N); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyDD(D, S, N); }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+  return copyIn(D, S, N, St);
+}
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+  return copyIn(D, S, N, St);
+}
+CUresult cuMemcpyDtoHAsync_v2(void *D, CUdeviceptr S, size_t N, CUstream St) {
+  return copyOut(D, S, N, St);
+}
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *D, CUdeviceptr S, size_t N, CUstream St) {
+  return copyOut(D, S, N, St);
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  return copyDD(D, S, N, St);
+}
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  return copyDD(D, S, N, St);
+}
+CUresult cuMemcpy(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyAny(D, S, N); }
+CUresult cuMemcpy_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyAny(D, S, N); }
+CUresult cuMemcpyAsync(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  return copyAny(D, S, N, St);
+}
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  return copyAny(D, S, N, St);
+}
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
+CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
+CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *P, CUstream S) { return copy2D(P, S); }
+CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *P, CUstream S) { return copy2D(P, S); }
+
+CUresult cuMemsetD8_v2(CUdeviceptr D, unsigned char V, size_t N) { return fill(D, V, 1, N); }
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr D, unsigned char V, size_t N) { return fill(D, V, 1, N); }
+CUresult cuMemsetD16_v2(CUdeviceptr D, unsigned short V, size_t N) { return fill(D, V, 2, N); }
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr D, unsigned short V, size_t N) { return fill(D, V, 2, N); }
+CUresult cuMemsetD32_v2(CUdeviceptr D, unsigned int V, size_t N) { return fill(D, V, 4, N); }
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr D, unsigned int V, size_t N) { return fill(D, V, 4, N); }
+CUresult cuMemsetD8Async(CUdeviceptr D, unsigned char V, size_t N, CUstream S) {
+  return fill(D, V, 1, N, S);
+}
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr D, unsigned char V, size_t N, CUstream S) {
+  return fill(D, V, 1, N, S);
+}
+CUresult cuMemsetD16Async(CUdeviceptr D, unsigned short V, size_t N, CUstream S) {
+  return fill(D, V, 2, N, S);
+}
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr D, unsigned short V, size_t N, CUstream S) {
+  return fill(D, V, 2, N, S);
+}
+CUresult cuMemsetD32Async(CUdeviceptr D, unsigned int V, size_t N, CUstream S) {
+  return fill(D, V, 4, N, S);
+}
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr D, unsigned int V, size_t N, CUstream S) {
+  return fill(D, V, 4, N, S);
+}
+CUresult cuMemsetD2D8_v2(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H) {
+  return fill2D(D, P, V, 1, W, H);
+}
+CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H) {
+  return fill2D(D, P, V, 1, W, H);
+}
+CUresult cuMemsetD2D8Async(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H,
+                           CUstream S) {
+  return fill2D(D, P, V, 1, W, H, S);
+}
+CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H,
+                                CUstream S) {
+  return fill2D(D, P, V, 1, W, H, S);
+}
+
+// ------------------------------------------------------------------ streams
+
+static CUresult createStream(CUstream *Out, unsigned Flags, int Priority) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto *S = new Stream;
+  S->Ctx = C;
+  S->Flags = Flags;
+  S->Priority = Priority;
+  *Out = reinterpret_cast<CUstream>(S);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream *Out, unsigned int Flags) { return createStream(Out, Flags, 0); }
+CUresult cuStreamCreateWithPriority(CUstream *Out, unsigned int Flags, int Priority) {
+  return createStream(Out, Flags, Priority);
+}
+
+CUresult cuStreamDestroy_v2(CUstream S) {
+  auto *St = reinterpret_cast<Stream *>(S);
+  if (!St || St->T != Tag::Stream)
+    return CUDA_ERROR_INVALID_HANDLE;
+  St->T = Tag{};
+  delete St;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy(CUstream S) { return cuStreamDestroy_v2(S); }
+
+static CUresult streamSync(CUstream S) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  return contextSynchronize(C);
+}
+CUresult cuStreamSynchronize(CUstream S) { return streamSync(S); }
+CUresult cuStreamSynchronize_ptsz(CUstream S) { return streamSync(S); }
+CUresult cuStreamQuery(CUstream S) { return streamSync(S); }
+CUresult cuStreamQuery_ptsz(CUstream S) { return streamSync(S); }
+
+static CUresult streamWait(CUstream S, CUevent E) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  auto *Ev = reinterpret_cast<Event *>(E);
+  if (!Ev || Ev->T != Tag::Event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return CUDA_SUCCESS; // the event's work has completed already
+}
+CUresult cuStreamWaitEvent(CUstream S, CUevent E, unsigned int) { return streamWait(S, E); }
+CUresult cuStreamWaitEvent_ptsz(CUstream S, CUevent E, unsigned int) { return streamWait(S, E); }
+
+static CUresult streamFlags(CUstream S, unsigned int *Flags) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto V = reinterpret_cast<uintptr_t>(S);
+  *Flags = V <= 2 ? 0 : reinterpret_cast<Stream *>(S)->Flags;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetFlags(CUstream S, unsigned int *F) { return streamFlags(S, F); }
+CUresult cuStreamGetFlags_ptsz(CUstream S, unsigned int *F) { return streamFlags(S, F); }
+
+static CUresult streamPriority(CUstream S, int *P) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  *P = reinterpret_cast<uintptr_t>(S) <= 2 ? 0 : reinterpret_cast<Stream *>(S)->Priority;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetPriority(CUstream S, int *P) { return streamPriority(S, P); }
+CUresult cuStreamGetPriority_ptsz(CUstream S, int *P) { return streamPriority(S, P); }
+
+static CUresult streamCtx(CUstream S, CUcontext *Out) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = reinterpret_cast<CUcontext>(C);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx(CUstream S, CUcontext *C) { return streamCtx(S, C); }
+CUresult cuStreamGetCtx_ptsz(CUstream S, CUcontext *C) { return streamCtx(S, C); }
+
+static CUresult hostFunc(CUstream S, CUhostFn Fn, void *Data) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Fn)
+    return CUDA_ERROR_INVALID_VALUE;
+  printfDrain(*C->Dev);
+  Fn(Data); // all earlier work of the stream has completed
+  return CUDA_SUCCESS;
+}
+CUresult cuLaunchHostFunc(CUstream S, CUhostFn Fn, void *Data) { return hostFunc(S, Fn, Data); }
+CUresult cuLaunchHostFunc_ptsz(CUstream S, CUhostFn Fn, void *Data) {
+  return hostFunc(S, Fn, Data);
+}
+
+static CUresult isCapturing(CUstream S, CUstreamCaptureStatus *Status) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Status)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamIsCapturing(CUstream S, CUstreamCaptureStatus *St) { return isCapturing(S, St); }
+CUresult cuStreamIsCapturing_ptsz(CUstream S, CUstreamCaptureStatus *St) {
+  return isCapturing(S, St);
+}
+
+// ------------------------------------------------------------------ events
+
+CUresult cuEventCreate(CUevent *Out, unsigned int Flags) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto *E = new Event;
+  E->Flags = Flags;
+  *Out = reinterpret_cast<CUevent>(E);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent E) {
+  auto *Ev = reinterpret_cast<Event *>(E);
+  if (!Ev || Ev->T != Tag::Event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  Ev->T = Tag{};
+  delete Ev;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy(CUevent E) { return cuEventDestroy_v2(E); }
+
+static CUresult eventRecord(CUevent E, CUstream S) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  auto *Ev = reinterpret_cast<Event *>(E);
+  if (!Ev || Ev->T != Tag::Event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  Ev->When = std::chrono::steady_clock::now();
+  Ev->Recorded = true;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent E, CUstream S) { return eventRecord(E, S); }
+CUresult cuEventRecord_ptsz(CUevent E, CUstream S) { return eventRecord(E, S); }
+CUresult cuEventRecordWithFlags(CUevent E, CUstream S, unsigned int) { return eventRecord(E, S); }
+CUresult cuEventRecordWithFlags_ptsz(CUevent E, CUstream S, unsigned int) {
+  return eventRecord(E, S);
+}
+
+CUresult cuEventQuery(CUevent E) {
+  auto *Ev = reinterpret_cast<Event *>(E);
+  if (!Ev || Ev->T != Tag::Event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventSynchronize(CUevent E) {
+  auto *Ev = reinterpret_cast<Event *>(E);
+  if (!Ev || Ev->T != Tag::Event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  Context *C;
+  if (currentOrError(C) == CUDA_SUCCESS) {
+    printfDrain(*C->Dev);
+    return C->Sticky.load();
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventElapsedTime_v2(float *Ms, CUevent Start, CUevent End) {
+  auto *A = reinterpret_cast<Event *>(Start);
+  auto *B = reinterpret_cast<Event *>(End);
+  if (!Ms || !A || !B || A->T != Tag::Event || B->T != Tag::Event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if ((A->Flags | B->Flags) & CU_EVENT_DISABLE_TIMING)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!A->Recorded || !B->Recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *Ms = std::chrono::duration<float, std::milli>(B->When - A->When).count();
+  return CUDA_SUCCESS;
+}
+CUresult cuEventElapsedTime(float *Ms, CUevent Start, CUevent End) {
+  return cuEventElapsedTime_v2(Ms, Start, End);
+}

@@ -1,0 +1,648 @@
+// Images, libraries, modules, kernels, globals, attributes, occupancy and launches.
+#include "Driver.h"
+#include "Printf.h"
+
+#include "reptx/frontend-ptx/Fatbin.h"
+#include "reptx/frontend-ptx/Parser.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
+
+using namespace reptx;
+using namespace reptx::loader;
+
+namespace reptx::loader {
+CUresult contextSynchronize(Context *C);
+}
+
+namespace {
+
+constexpr uint32_t ElfMagic = 0x464c457f; // "\x7fELF" read little-endian
+
+/// Bytes of a PTX scalar type (".u32" -> 4, ".b128" -> 16); 0 for what has no size.
+uint32_t typeBytes(llvm::StringRef T) {
+  T = T.ltrim('.');
+  llvm::StringRef Digits = T.drop_while([](char C) { return !std::isdigit(uint8_t(C)); });
+  unsigned Bits = 0;
+  if (Digits.empty() || Digits.getAsInteger(10, Bits))
+    return 0;
+  return Bits / 8;
+}
+
+/// Size and alignment of a .param or module-scope variable.
+bool declLayout(const ptx::VarDecl &D, uint64_t &Size, uint32_t &Align) {
+  uint32_t Elem = typeBytes(D.Type);
+  if (!Elem)
+    return false;
+  Size = uint64_t(Elem) * (D.VectorWidth ? D.VectorWidth : 1);
+  for (const ptx::Expr *E : D.Dims) {
+    if (!E || E->K != ptx::Expr::Int || E->IntValue < 0)
+      return false;
+    Size *= uint64_t(E->IntValue);
+  }
+  Align = D.Align ? D.Align : uint32_t(Elem * (D.VectorWidth ? D.VectorWidth : 1));
+  return true;
+}
+
+const ptx::Function *findEntry(const ptx::Module &M, llvm::StringRef Name) {
+  for (const ptx::TopLevel &T : M.Items)
+    if (T.K == ptx::TopLevel::Func && T.F->IsEntry && T.F->Name == Name && T.F->Body)
+      return T.F;
+  return nullptr;
+}
+
+const ptx::VarDecl *findVariable(const ptx::Module &M, llvm::StringRef Name) {
+  for (const ptx::TopLevel &T : M.Items)
+    if (T.K == ptx::TopLevel::Var && T.V->Name == Name)
+      return T.V;
+  return nullptr;
+}
+
+/// The PTX text of an image (cuda-driver-interface.md §5.2): a __fatBinC_Wrapper_t, a fatbin
+/// container, NUL-terminated PTX text; a cubin (ELF) cannot be recompiled.
+CUresult imagePtx(const void *Image, int CcMajor, int CcMinor, std::string &Ptx,
+                  std::string &Name) {
+  uint32_t Magic;
+  std::memcpy(&Magic, Image, 4);
+  const uint8_t *Container = static_cast<const uint8_t *>(Image);
+  if (Magic == fatbin::WrapperMagic) {
+    uint32_t Version;
+    const void *Data;
+    std::memcpy(&Version, Container + 4, 4);
+    std::memcpy(&Data, Container + 8, sizeof(void *));
+    if (Version != 1) {
+      log().error("fatbin wrapper version {} (-rdc=true) is not supported yet", Version);
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    Container = static_cast<const uint8_t *>(Data);
+    std::memcpy(&Magic, Container, 4);
+  }
+  if (Magic == ElfMagic) {
+    log().error("image is an ELF cubin: only PTX can be recompiled");
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  }
+  if (Magic != fatbin::ContainerMagic) {
+    // PTX text (cuModuleLoadData with a NUL-terminated string).
+    Ptx = static_cast<const char *>(Image);
+    Name = "ptx@" + std::to_string(reinterpret_cast<uintptr_t>(Image));
+    return CUDA_SUCCESS;
+  }
+  uint16_t HeaderSize;
+  uint64_t FatSize;
+  std::memcpy(&HeaderSize, Container + 6, 2);
+  std::memcpy(&FatSize, Container + 8, 8);
+  Name = llvm::formatv("fatbin@{0:x}", reinterpret_cast<uintptr_t>(Container)).str();
+  auto F = fatbin::scanBuffer(llvm::ArrayRef<uint8_t>(Container, HeaderSize + FatSize), Name);
+  if (!F) {
+    log().error("{}", llvm::toString(F.takeError()));
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  uint32_t Limit = uint32_t(CcMajor * 10 + CcMinor);
+  const fatbin::Entry *Best = nullptr;
+  std::string Archs;
+  for (const fatbin::Container &C : F->containers())
+    for (const fatbin::Entry &E : C.Entries) {
+      Archs += (Archs.empty() ? "" : ", ") + std::string(fatbin::kindName(E.Kind)) + " " + E.arch();
+      if (E.Kind == fatbin::EntryKind::PTX && E.Arch <= Limit && (!Best || E.Arch > Best->Arch))
+        Best = &E;
+    }
+  if (!Best) {
+    log().error("{}: no PTX for sm_{} or below (it holds: {})", Name, Limit,
+                Archs.empty() ? "nothing" : Archs);
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  }
+  auto Text = F->ptxText(*Best);
+  if (!Text) {
+    log().error("{}", llvm::toString(Text.takeError()));
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  Ptx = std::move(*Text);
+  Name += "." + Best->arch();
+  return CUDA_SUCCESS;
+}
+
+CUresult loadLibrary(const void *Image, Library *&Out) {
+  Driver &D = Driver::get();
+  if (!D.initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!Image)
+    return CUDA_ERROR_INVALID_VALUE;
+  Device *Dev = D.device(0);
+  auto L = std::make_unique<Library>();
+  if (CUresult R = imagePtx(Image, Dev->CcMajor, Dev->CcMinor, L->Ptx, L->Name))
+    return R;
+  ptx::ParseResult P = ptx::parse(L->Name, L->Ptx);
+  if (!P.ok()) {
+    log().error("{}", llvm::toString(ptx::toError(P)));
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  L->Parsed = std::move(P.M);
+  log().debug("loaded {} ({} bytes of PTX)", L->Name, L->Ptx.size());
+  Out = L.release();
+  return CUDA_SUCCESS;
+}
+
+Library *asLibrary(const void *H) {
+  auto *L = static_cast<Library *>(const_cast<void *>(H));
+  return L && L->T == Tag::Library ? L : nullptr;
+}
+Kernel *asKernel(const void *H) {
+  auto *K = static_cast<Kernel *>(const_cast<void *>(H));
+  return K && K->T == Tag::Kernel ? K : nullptr;
+}
+
+CUresult getKernel(Library *L, const char *Name, Kernel *&Out) {
+  if (!L || !Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> Lock(L->M);
+  if (auto It = L->Kernels.find(Name); It != L->Kernels.end()) {
+    Out = It->second.get();
+    return CUDA_SUCCESS;
+  }
+  const ptx::Function *F = findEntry(*L->Parsed, Name);
+  if (!F)
+    return CUDA_ERROR_NOT_FOUND;
+  auto K = std::make_unique<Kernel>();
+  K->Lib = L;
+  K->Name = Name;
+  uint32_t Offset = 0;
+  for (const ptx::VarDecl &P : F->Params) {
+    uint64_t Size;
+    uint32_t Align;
+    if (!declLayout(P, Size, Align)) {
+      log().error("{}: kernel {}: parameter {} has an unsupported type", L->Name, Name, P.Name);
+      return CUDA_ERROR_INVALID_PTX;
+    }
+    Offset = (Offset + Align - 1) / Align * Align;
+    K->Params.push_back({Offset, uint32_t(Size), Align});
+    Offset += uint32_t(Size);
+  }
+  K->ParamBytes = Offset;
+  Out = K.get();
+  L->Kernels[Name] = std::move(K);
+  return CUDA_SUCCESS;
+}
+
+/// Compiles the kernel's library (once) and finds the kernel in the code object.
+CUresult resolve(Kernel &K) {
+  if (K.Meta)
+    return CUDA_SUCCESS;
+  Driver &D = Driver::get();
+  Library &L = *K.Lib;
+  if (CUresult R = D.ensureLoaded(L, *D.device(0)))
+    return R;
+  std::lock_guard<std::mutex> Lock(L.M);
+  if (auto It = L.Failures.find(K.Name); It != L.Failures.end()) {
+    log().error("kernel {} could not be recompiled: {}", K.Name, It->second);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  const KernelMeta *M = L.Code ? L.Code->kernel(K.Name) : nullptr;
+  if (!M) {
+    log().error("kernel {} is missing from the compiled code object of {}", K.Name, L.Name);
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  if (M->Args.size() != K.Params.size()) {
+    log().error("kernel {}: {} PTX parameters but {} kernel arguments", K.Name, K.Params.size(),
+                M->Args.size());
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  K.Meta = M;
+  return CUDA_SUCCESS;
+}
+
+CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes) {
+  if (!L || !Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  Driver &D = Driver::get();
+  if (CUresult R = D.ensureLoaded(*L, *D.device(0)))
+    return R;
+  uint64_t Address = 0, Size = 0;
+  std::lock_guard<std::mutex> Lock(L->M);
+  if (!(L->Code && L->Code->symbol(Name, Address, Size))) {
+    // A variable that no compiled kernel uses is not in the code object: it gets its own
+    // allocation, stable for the life of the library.
+    auto It = L->Fallbacks.find(Name);
+    if (It == L->Fallbacks.end()) {
+      const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
+      uint32_t Align;
+      if (!V || !declLayout(*V, Size, Align) ||
+          (V->Space != ptx::StateSpace::Global && V->Space != ptx::StateSpace::Const))
+        return CUDA_ERROR_NOT_FOUND;
+      auto A = D.device(0)->Backend->allocate(Size ? Size : 1);
+      if (!A) {
+        log().error("{}", llvm::toString(A.takeError()));
+        return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+      It = L->Fallbacks.try_emplace(Name, *A, Size).first;
+    }
+    Address = It->second.first;
+    Size = It->second.second;
+  }
+  if (Ptr)
+    *Ptr = Address;
+  if (Bytes)
+    *Bytes = Size;
+  return CUDA_SUCCESS;
+}
+
+CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
+                unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra) {
+  Kernel *K = asKernel(F);
+  if (!K)
+    return CUDA_ERROR_INVALID_HANDLE;
+  Context *C;
+  auto V = reinterpret_cast<uintptr_t>(S);
+  if (V == 0 || V == uintptr_t(CU_STREAM_LEGACY) || V == uintptr_t(CU_STREAM_PER_THREAD)) {
+    if (CUresult R = currentOrError(C))
+      return R;
+  } else {
+    auto *St = reinterpret_cast<Stream *>(S);
+    if (St->T != Tag::Stream)
+      return CUDA_ERROR_INVALID_HANDLE;
+    C = St->Ctx;
+  }
+  if (CUresult R = resolve(*K))
+    return R;
+  if (CUresult R = C->Sticky.load())
+    return R;
+  const KernelMeta &M = *K->Meta;
+  if (!GX || !GY || !GZ || !BX || !BY || !BZ || BX > 1024 || BY > 1024 || BZ > 64)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (uint64_t(BX) * BY * BZ > M.MaxThreadsPerBlock)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Shared > uint32_t(K->MaxDynamicShared) || M.GroupSegmentSize + Shared > 64 * 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  // Arguments: kernelParams[i] points to the i-th argument; the extra form gives one buffer in
+  // the .param layout of the PTX entry.
+  const uint8_t *Buffer = nullptr;
+  size_t BufferSize = 0;
+  if (!Params && Extra) {
+    for (void **E = Extra; *E != CU_LAUNCH_PARAM_END; E += 2) {
+      if (E[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        Buffer = static_cast<const uint8_t *>(E[1]);
+      else if (E[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        BufferSize = *static_cast<size_t *>(E[1]);
+      else
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (!K->Params.empty() && (!Buffer || BufferSize < K->ParamBytes))
+      return CUDA_ERROR_INVALID_VALUE;
+  } else if (!Params && !K->Params.empty()) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  size_t End = 0;
+  for (const KernargSlot &A : M.Args)
+    End = std::max<size_t>(End, A.Offset + A.Size);
+  std::vector<uint8_t> Kernargs(End);
+  for (size_t I = 0; I < K->Params.size(); ++I) {
+    const void *Src = Params ? Params[I] : Buffer + K->Params[I].Offset;
+    std::memcpy(Kernargs.data() + M.Args[I].Offset, Src,
+                std::min<size_t>(M.Args[I].Size, K->Params[I].Size));
+  }
+  LaunchDims D{GX, GY, GZ, BX, BY, BZ, Shared};
+  DeviceFault Fault = DeviceFault::None;
+  printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
+  log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>", K->Name, GX, GY, GZ, BX, BY, BZ,
+              Shared);
+  if (llvm::Error E = C->Dev->Backend->launch(*K->Lib->Code, M, D, std::move(Kernargs), Fault)) {
+    log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
+    return CUDA_ERROR_LAUNCH_FAILED;
+  }
+  if (Fault != DeviceFault::None) {
+    // A trap after a failed assert's message is CUDA's cudaErrorAssert.
+    bool Assert = Fault == DeviceFault::LaunchFailed && printfDrain(*C->Dev);
+    // Reported by the next synchronisation, as CUDA does.
+    C->Sticky.store(Assert ? CUDA_ERROR_ASSERT : faultResult(Fault));
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult funcAttribute(int *Out, int Attr, Kernel *K) {
+  if (!Out || !K)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = resolve(*K))
+    return R;
+  const KernelMeta &M = *K->Meta;
+  switch (Attr) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *Out = int(M.MaxThreadsPerBlock);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *Out = int(M.GroupSegmentSize);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+    *Out = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    *Out = int(M.PrivateSegmentSize);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    *Out = int(std::max<uint32_t>(M.Vgprs, 1));
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: {
+    Device *D = Driver::get().device(0);
+    *Out = D->CcMajor * 10 + D->CcMinor;
+    return CUDA_SUCCESS;
+  }
+  case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+    *Out = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *Out = K->MaxDynamicShared;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+    *Out = -1;
+    return CUDA_SUCCESS;
+  default:
+    *Out = 0;
+    return CUDA_SUCCESS;
+  }
+}
+
+CUresult setFuncAttribute(Kernel *K, int Attr, int Value) {
+  if (!K)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (Attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    if (Value < 0 || Value > 64 * 1024)
+      return CUDA_ERROR_INVALID_VALUE;
+    K->MaxDynamicShared = Value;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult occupancy(int *Blocks, Kernel *K, int BlockSize, size_t Shared) {
+  if (!Blocks || !K || BlockSize <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = resolve(*K))
+    return R;
+  int Warps = (BlockSize + 31) / 32;
+  int ByThreads = 48 / Warps; // 1536 threads per multiprocessor
+  size_t PerBlock = K->Meta->GroupSegmentSize + Shared;
+  int ByShared = PerBlock ? int(100 * 1024 / PerBlock) : 16;
+  *Blocks = std::max(0, std::min({16, ByThreads, ByShared}));
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ libraries
+
+CUresult cuLibraryLoadData(CUlibrary *Lib, const void *Code, CUjit_option *, void **, unsigned int,
+                           CUlibraryOption *, void **, unsigned int) {
+  if (!Lib)
+    return CUDA_ERROR_INVALID_VALUE;
+  Library *L;
+  if (CUresult R = loadLibrary(Code, L))
+    return R;
+  *Lib = reinterpret_cast<CUlibrary>(L);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryLoadFromFile(CUlibrary *Lib, const char *File, CUjit_option *, void **,
+                               unsigned int, CUlibraryOption *, void **, unsigned int) {
+  if (!Lib || !File)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false, /*RequiresNullTerminator=*/true);
+  if (!Buf)
+    return CUDA_ERROR_FILE_NOT_FOUND;
+  Library *L;
+  if (CUresult R = loadLibrary((*Buf)->getBufferStart(), L))
+    return R;
+  *Lib = reinterpret_cast<CUlibrary>(L);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryUnload(CUlibrary Lib) {
+  Library *L = asLibrary(Lib);
+  if (!L)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (L->Dev && L->Code)
+    printfDetach(*L->Dev, *L->Code); // prints what its kernels left in the printf FIFO
+  if (L->Dev)
+    for (auto &[Name, Alloc] : L->Fallbacks)
+      llvm::consumeError(L->Dev->Backend->release(Alloc.first));
+  L->T = Tag{};
+  delete L;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetKernel(CUkernel *Out, CUlibrary Lib, const char *Name) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  Kernel *K;
+  if (CUresult R = getKernel(asLibrary(Lib), Name, K))
+    return R;
+  *Out = reinterpret_cast<CUkernel>(K);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetModule(CUmodule *Out, CUlibrary Lib) {
+  if (!Out || !asLibrary(Lib))
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = reinterpret_cast<CUmodule>(Lib);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetGlobal(CUdeviceptr *Ptr, size_t *Bytes, CUlibrary Lib, const char *Name) {
+  return getGlobal(asLibrary(Lib), Name, Ptr, Bytes);
+}
+
+CUresult cuKernelGetFunction(CUfunction *Out, CUkernel K) {
+  if (!Out || !asKernel(K))
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = reinterpret_cast<CUfunction>(K);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetLibrary(CUlibrary *Out, CUkernel K) {
+  Kernel *Kr = asKernel(K);
+  if (!Out || !Kr)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = reinterpret_cast<CUlibrary>(Kr->Lib);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetName(const char **Name, CUkernel K) {
+  Kernel *Kr = asKernel(K);
+  if (!Name || !Kr)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Name = Kr->Name.c_str();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetAttribute(int *Out, CUfunction_attribute Attr, CUkernel K, CUdevice) {
+  return funcAttribute(Out, Attr, asKernel(K));
+}
+CUresult cuKernelSetAttribute(CUfunction_attribute Attr, int Value, CUkernel K, CUdevice) {
+  return setFuncAttribute(asKernel(K), Attr, Value);
+}
+CUresult cuKernelSetCacheConfig(CUkernel K, CUfunc_cache, CUdevice) {
+  return asKernel(K) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+// ------------------------------------------------------------------ modules
+
+CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
+  if (!Mod)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = currentOrError(C))
+    return R;
+  Library *L;
+  if (CUresult R = loadLibrary(Image, L))
+    return R;
+  *Mod = reinterpret_cast<CUmodule>(L);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *Mod, const void *Image, unsigned int, CUjit_option *,
+                            void **) {
+  return cuModuleLoadData(Mod, Image);
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule *Mod, const void *Image) {
+  return cuModuleLoadData(Mod, Image);
+}
+
+CUresult cuModuleLoad(CUmodule *Mod, const char *File) {
+  if (!Mod || !File)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false, /*RequiresNullTerminator=*/true);
+  if (!Buf)
+    return CUDA_ERROR_FILE_NOT_FOUND;
+  return cuModuleLoadData(Mod, (*Buf)->getBufferStart());
+}
+
+CUresult cuModuleUnload(CUmodule Mod) { return cuLibraryUnload(reinterpret_cast<CUlibrary>(Mod)); }
+
+CUresult cuModuleGetFunction(CUfunction *Out, CUmodule Mod, const char *Name) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  Kernel *K;
+  if (CUresult R = getKernel(asLibrary(Mod), Name, K))
+    return R;
+  // cuModuleGetFunction compiles: a kernel that does not recompile fails here, naming the
+  // instruction in the log.
+  if (CUresult R = resolve(*K))
+    return R;
+  *Out = reinterpret_cast<CUfunction>(K);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *Ptr, size_t *Bytes, CUmodule Mod, const char *Name) {
+  return getGlobal(asLibrary(Mod), Name, Ptr, Bytes);
+}
+
+CUresult cuFuncGetModule(CUmodule *Out, CUfunction F) {
+  Kernel *K = asKernel(F);
+  if (!Out || !K)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = reinterpret_cast<CUmodule>(K->Lib);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetName(const char **Name, CUfunction F) {
+  return cuKernelGetName(Name, reinterpret_cast<CUkernel>(F));
+}
+
+CUresult cuFuncGetAttribute(int *Out, CUfunction_attribute Attr, CUfunction F) {
+  return funcAttribute(Out, Attr, asKernel(F));
+}
+CUresult cuFuncSetAttribute(CUfunction F, CUfunction_attribute Attr, int Value) {
+  return setFuncAttribute(asKernel(F), Attr, Value);
+}
+CUresult cuFuncSetCacheConfig(CUfunction F, CUfunc_cache) {
+  return asKernel(F) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult cuFuncSetSharedMemConfig(CUfunction F, CUsharedconfig) {
+  return asKernel(F) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuFuncGetParamInfo(CUfunction F, size_t Index, size_t *Offset, size_t *Size) {
+  Kernel *K = asKernel(F);
+  if (!K || Index >= K->Params.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Offset)
+    *Offset = K->Params[Index].Offset;
+  if (Size)
+    *Size = K->Params[Index].Size;
+  return CUDA_SUCCESS;
+}
+
+// ------------------------------------------------------------------ launches
+
+CUresult cuLaunchKernel(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
+                        unsigned int BX, unsigned int BY, unsigned int BZ, unsigned int Shared,
+                        CUstream S, void **Params, void **Extra) {
+  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
+}
+CUresult cuLaunchKernel_ptsz(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
+                             unsigned int BX, unsigned int BY, unsigned int BZ, unsigned int Shared,
+                             CUstream S, void **Params, void **Extra) {
+  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction F, void **Params, void **Extra) {
+  if (!Cfg)
+    return CUDA_ERROR_INVALID_VALUE;
+  return launch(F, Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ, Cfg->blockDimX, Cfg->blockDimY,
+                Cfg->blockDimZ, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra);
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **Params,
+                               void **Extra) {
+  return cuLaunchKernelEx(Cfg, F, Params, Extra);
+}
+
+// Work-groups run one after another on the emulator, so a cooperative grid-wide barrier would
+// deadlock; launches that do not synchronise the grid work.
+CUresult cuLaunchCooperativeKernel(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
+                                   unsigned int BX, unsigned int BY, unsigned int BZ,
+                                   unsigned int Shared, CUstream S, void **Params) {
+  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr);
+}
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction F, unsigned int GX, unsigned int GY,
+                                        unsigned int GZ, unsigned int BX, unsigned int BY,
+                                        unsigned int BZ, unsigned int Shared, CUstream S,
+                                        void **Params) {
+  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr);
+}
+
+// ------------------------------------------------------------------ occupancy
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *Blocks, CUfunction F, int BlockSize,
+                                                     size_t Shared) {
+  return occupancy(Blocks, asKernel(F), BlockSize, Shared);
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *Blocks, CUfunction F,
+                                                              int BlockSize, size_t Shared,
+                                                              unsigned int) {
+  return occupancy(Blocks, asKernel(F), BlockSize, Shared);
+}
+
+CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *BlockSize, CUfunction F,
+                                          CUoccupancyB2DSize ShmemFn, size_t Shared, int Limit) {
+  Kernel *K = asKernel(F);
+  if (!MinGrid || !BlockSize || !K)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = resolve(*K))
+    return R;
+  int Best = int(std::min<uint32_t>(K->Meta->MaxThreadsPerBlock, 1024));
+  if (Limit > 0)
+    Best = std::min(Best, Limit);
+  Best = std::max(32, Best / 32 * 32);
+  size_t Dyn = ShmemFn ? ShmemFn(Best) : Shared;
+  int Blocks = 0;
+  if (CUresult R = occupancy(&Blocks, K, Best, Dyn))
+    return R;
+  *BlockSize = Best;
+  *MinGrid = std::max(1, Blocks) * int(Driver::get().device(0)->Backend->computeUnits());
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, int *BlockSize, CUfunction F,
+                                                   CUoccupancyB2DSize ShmemFn, size_t Shared,
+                                                   int Limit, unsigned int) {
+  return cuOccupancyMaxPotentialBlockSize(MinGrid, BlockSize, F, ShmemFn, Shared, Limit);
+}

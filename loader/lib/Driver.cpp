@@ -1,0 +1,177 @@
+// Driver state: initialisation, devices, contexts and the lazy per-device compilation of
+// libraries.
+#include "Driver.h"
+#include "ModuleCompiler.h"
+#include "Printf.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace reptx::loader {
+
+Driver &Driver::get() {
+  // Never destroyed: cudart calls into the driver from its own atexit handlers.
+  static Driver *D = new Driver;
+  return *D;
+}
+
+std::vector<Context *> &contextStack() {
+  thread_local std::vector<Context *> Stack;
+  return Stack;
+}
+
+CUresult currentOrError(Context *&C) {
+  if (!Driver::get().initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  C = currentContext();
+  return C ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+CUresult faultResult(DeviceFault F) {
+  switch (F) {
+  case DeviceFault::None:
+    return CUDA_SUCCESS;
+  case DeviceFault::IllegalAddress:
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  case DeviceFault::IllegalInstruction:
+    return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+  case DeviceFault::Timeout:
+    return CUDA_ERROR_LAUNCH_TIMEOUT;
+  case DeviceFault::LaunchFailed:
+    break;
+  }
+  return CUDA_ERROR_LAUNCH_FAILED;
+}
+
+namespace {
+
+int envInt(const char *Name, int Default) {
+  const char *V = std::getenv(Name);
+  return V && *V ? std::atoi(V) : Default;
+}
+
+} // namespace
+
+CUresult Driver::init() {
+  std::call_once(InitOnce, [this] {
+    auto Backend = createBackend();
+    if (!Backend) {
+      log().error("{}", llvm::toString(Backend.takeError()));
+      InitResult = CUDA_ERROR_NO_DEVICE;
+      return;
+    }
+    auto D = std::make_unique<Device>();
+    D->Ordinal = 0;
+    D->Backend = std::move(*Backend);
+    D->Name = D->Backend->deviceName();
+    // REPTX_COMPUTE_CAPABILITY=86 (or 8.6): what the device reports, and the highest PTX target
+    // a module's image is chosen by.
+    if (const char *CC = std::getenv("REPTX_COMPUTE_CAPABILITY"); CC && *CC) {
+      std::string S(CC);
+      S.erase(std::remove(S.begin(), S.end(), '.'), S.end());
+      int V = std::atoi(S.c_str());
+      if (V >= 30 && V < 1300) {
+        D->CcMajor = V / 10;
+        D->CcMinor = V % 10;
+      }
+    }
+    // A stable identity: the UUID is the MD2 of the device description.
+    std::string Desc = "reptx " + D->Backend->kind().str() + " " + D->Backend->arch();
+    D->Identity.Uuid =
+        md2(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Desc.data()), Desc.size()));
+    D->Identity.PciDomain = 0;
+    D->Identity.PciBus = envInt("REPTX_PCI_BUS", 0xc1);
+    D->Identity.PciDevice = 0;
+    D->PrimaryCtx.Dev = D.get();
+    D->PrimaryCtx.Primary = true;
+    D->PrimaryCtx.Id = nextContextId();
+    log().info("device 0: {} (compute capability {}.{}, {} backend)", D->Name, D->CcMajor,
+               D->CcMinor, D->Backend->kind().str());
+    Devices.push_back(std::move(D));
+    InitResult = CUDA_SUCCESS;
+    Initialized.store(true, std::memory_order_release);
+  });
+  return InitResult;
+}
+
+Device *Driver::device(CUdevice Ordinal) {
+  if (!initialized() || Ordinal < 0 || Ordinal >= int(Devices.size()))
+    return nullptr;
+  return Devices[Ordinal].get();
+}
+
+bool Driver::validContext(CUcontext C) {
+  auto *Ctx = reinterpret_cast<Context *>(C);
+  if (!Ctx)
+    return false;
+  for (auto &D : Devices)
+    if (&D->PrimaryCtx == Ctx)
+      return true;
+  std::lock_guard<std::mutex> L(CtxMutex);
+  return std::find(Contexts.begin(), Contexts.end(), Ctx) != Contexts.end();
+}
+
+Context *Driver::createContext(Device *D, unsigned Flags) {
+  auto *C = new Context;
+  C->Dev = D;
+  C->Flags = Flags;
+  C->Id = nextContextId();
+  std::lock_guard<std::mutex> L(CtxMutex);
+  Contexts.push_back(C);
+  return C;
+}
+
+void Driver::destroyContext(Context *C) {
+  {
+    std::lock_guard<std::mutex> L(CtxMutex);
+    Contexts.erase(std::remove(Contexts.begin(), Contexts.end(), C), Contexts.end());
+  }
+  // Context-local storage destructors (cuda-driver-interface.md §4.5).
+  std::unordered_map<void *, ClsEntry> Cls;
+  {
+    std::unique_lock<std::shared_mutex> L(C->ClsMutex);
+    Cls.swap(C->Cls);
+  }
+  for (auto &[Key, E] : Cls)
+    if (E.Dtor)
+      E.Dtor(reinterpret_cast<CUcontext>(C), Key, E.Value);
+  auto &S = contextStack();
+  S.erase(std::remove(S.begin(), S.end(), C), S.end());
+  delete C;
+}
+
+CUresult Driver::ensureLoaded(Library &L, Device &D) {
+  std::lock_guard<std::mutex> Lock(L.M);
+  if (L.Compiled)
+    return L.CompileResult;
+  L.Compiled = true;
+  L.Dev = &D;
+  auto Start = std::chrono::steady_clock::now();
+  auto CM = compilePtxModule(L.Name, L.Ptx, D.Backend->arch());
+  if (!CM) {
+    log().error("{}: compiling for {} failed: {}", L.Name, D.Backend->arch(),
+                llvm::toString(CM.takeError()));
+    return L.CompileResult = CUDA_ERROR_INVALID_PTX;
+  }
+  for (auto &[Kernel, Message] : CM->Failures) {
+    log().error("{}", Message);
+    L.Failures[Kernel] = Message;
+  }
+  if (!CM->CodeObject.empty()) {
+    auto Code = D.Backend->load(CM->CodeObject);
+    if (!Code) {
+      log().error("{}: loading the code object failed: {}", L.Name,
+                  llvm::toString(Code.takeError()));
+      return L.CompileResult = CUDA_ERROR_INVALID_IMAGE;
+    }
+    L.Code = std::move(*Code);
+    printfAttach(D, *L.Code); // device printf: point the module at the FIFO
+  }
+  auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
+  log().info("{}: {} kernel(s) compiled for {} in {:.1f} ms ({} failed)", L.Name,
+             CM->Kernels.size(), D.Backend->arch(), Ms.count(), CM->Failures.size());
+  return L.CompileResult = CUDA_SUCCESS;
+}
+
+} // namespace reptx::loader

@@ -1,0 +1,161 @@
+// The loader's driver state: devices, contexts (primary and created), the per-thread context
+// stack, context-local storage, streams, events, libraries and kernels. Handles given to the
+// application are pointers to these objects, each with a type tag checked on the way back in.
+#pragma once
+
+#include "CudaApi.h"
+#include "ExecBackend.h"
+#include "Log.h"
+
+#include "reptx/frontend-ptx/Ast.h"
+#include "reptx/loader/IntegrityCheck.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace reptx::loader {
+
+inline constexpr int DriverVersion = 13000;
+
+enum class Tag : uint32_t {
+  Context = 0x52435458,
+  Stream = 0x52535452,
+  Event = 0x52455654,
+  Library = 0x524c4942,
+  Kernel = 0x524b524e,
+};
+
+struct Device;
+
+struct ClsEntry {
+  void *Value = nullptr;
+  void (*Dtor)(CUcontext, void *, void *) = nullptr;
+};
+
+struct Context {
+  Tag T = Tag::Context;
+  Device *Dev = nullptr;
+  bool Primary = false;
+  unsigned Flags = 0;
+  uint64_t Id = 0;
+  std::atomic<CUresult> Sticky{CUDA_SUCCESS}; // a device fault, reported from every later sync
+  std::shared_mutex ClsMutex;
+  std::unordered_map<void *, ClsEntry> Cls;
+  std::mutex LimitMutex;
+  std::map<int, size_t> Limits;
+};
+
+struct Device {
+  int Ordinal = 0;
+  std::string Name;
+  DeviceIdentity Identity; // UUID and PCI ids: stable for the life of the process
+  int CcMajor = 8, CcMinor = 6;
+  std::unique_ptr<ExecBackend> Backend;
+  Context PrimaryCtx;
+  std::mutex PrimaryMutex;
+  int PrimaryRefs = 0;
+  unsigned PrimaryFlags = 0;
+};
+
+struct Stream {
+  Tag T = Tag::Stream;
+  Context *Ctx = nullptr;
+  unsigned Flags = 0;
+  int Priority = 0;
+};
+
+struct Event {
+  Tag T = Tag::Event;
+  unsigned Flags = 0;
+  bool Recorded = false;
+  std::chrono::steady_clock::time_point When;
+};
+
+/// The kernel parameter layout of a PTX .entry (CUDA's layout of the `extra` buffer).
+struct PtxParam {
+  uint32_t Offset = 0, Size = 0, Align = 1;
+};
+
+struct Library;
+
+struct Kernel {
+  Tag T = Tag::Kernel;
+  Library *Lib = nullptr;
+  std::string Name;
+  std::vector<PtxParam> Params;
+  uint32_t ParamBytes = 0;
+  const KernelMeta *Meta = nullptr; // set once the module is compiled and loaded
+  int MaxDynamicShared = 48 * 1024;
+};
+
+/// A loaded image (cuLibraryLoadData / cuModuleLoadData): its PTX, compiled for the device on
+/// first use.
+struct Library {
+  Tag T = Tag::Library;
+  std::string Name; // for messages
+  std::string Ptx;
+  std::unique_ptr<ptx::Module> Parsed; // entry parameter lists and variable sizes
+  std::mutex M;
+  bool Compiled = false;
+  CUresult CompileResult = CUDA_SUCCESS;
+  std::map<std::string, std::string, std::less<>> Failures; // kernel -> message
+  std::unique_ptr<LoadedCode> Code;
+  Device *Dev = nullptr;
+  std::map<std::string, std::unique_ptr<Kernel>, std::less<>> Kernels;
+  std::map<std::string, std::pair<uint64_t, uint64_t>, std::less<>> Fallbacks; // globals
+};
+
+class Driver {
+public:
+  static Driver &get();
+  /// cuInit: creates the device (backend) once. Returns the same result on every call.
+  CUresult init();
+  bool initialized() const { return Initialized.load(std::memory_order_acquire); }
+  Device *device(CUdevice Ordinal);
+  int deviceCount() const { return int(Devices.size()); }
+
+  // Contexts.
+  bool validContext(CUcontext C);
+  Context *createContext(Device *D, unsigned Flags);
+  void destroyContext(Context *C);
+  uint64_t nextContextId() { return NextCtxId++; }
+
+  /// Compiles and loads a library for a device, once.
+  CUresult ensureLoaded(Library &L, Device &D);
+
+private:
+  std::once_flag InitOnce;
+  std::atomic<bool> Initialized{false};
+  CUresult InitResult = CUDA_ERROR_NOT_INITIALIZED;
+  std::vector<std::unique_ptr<Device>> Devices;
+  std::mutex CtxMutex;
+  std::vector<Context *> Contexts;
+  std::atomic<uint64_t> NextCtxId{1};
+};
+
+/// The calling thread's context stack; the top is the current context.
+std::vector<Context *> &contextStack();
+inline Context *currentContext() {
+  auto &S = contextStack();
+  return S.empty() ? nullptr : S.back();
+}
+
+/// The context a call without an explicit context works in, or an error.
+CUresult currentOrError(Context *&C);
+
+/// The export-table addresses that are hashed into the integrity answer.
+const void *cudartInterfaceTable();
+const void *integrityTable();
+
+/// CUresult for a device fault.
+CUresult faultResult(DeviceFault F);
+
+} // namespace reptx::loader

@@ -1,0 +1,251 @@
+// The emulator backend: device memory is emulator memory, kernels run on the CPU through
+// emulator::Device::dispatch, one launch at a time (synchronous semantics: a launch has finished
+// when the call returns, so streams and events only need to keep the host-side order).
+#include "ExecBackend.h"
+#include "Log.h"
+
+#include "reptx/emulator/Device.h"
+
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace reptx::loader {
+
+LoadedCode::~LoadedCode() = default;
+ExecBackend::~ExecBackend() = default;
+
+namespace {
+
+using namespace llvm;
+
+struct SymbolInfo {
+  uint64_t Value = 0, Size = 0;
+};
+
+/// Data symbols (global variables) of a code object, by name, at their virtual addresses.
+std::map<std::string, SymbolInfo, std::less<>> dataSymbols(ArrayRef<uint8_t> Bytes) {
+  std::map<std::string, SymbolInfo, std::less<>> Out;
+  auto Buf = MemoryBuffer::getMemBuffer(
+      StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()), "", false);
+  auto Obj = object::ObjectFile::createELFObjectFile(Buf->getMemBufferRef());
+  if (!Obj) {
+    consumeError(Obj.takeError());
+    return Out;
+  }
+  for (const object::SymbolRef &S : (*Obj)->symbols()) {
+    auto Type = S.getType();
+    auto Name = S.getName();
+    auto Value = S.getValue();
+    if (!Type || !Name || !Value) {
+      consumeError(Type.takeError());
+      consumeError(Name.takeError());
+      consumeError(Value.takeError());
+      continue;
+    }
+    if (*Type != object::SymbolRef::ST_Data || Name->empty())
+      continue;
+    Out[Name->str()] = {*Value, object::ELFSymbolRef(S).getSize()};
+  }
+  return Out;
+}
+
+class EmulatorCode : public LoadedCode {
+public:
+  std::unique_ptr<emulator::CodeObject> CO;
+  uint64_t Base = 0;
+  std::map<std::string, KernelMeta, std::less<>> Kernels;
+  std::map<std::string, SymbolInfo, std::less<>> Symbols;
+
+  const KernelMeta *kernel(StringRef Name) const override {
+    auto It = Kernels.find(Name);
+    return It == Kernels.end() ? nullptr : &It->second;
+  }
+  bool symbol(StringRef Name, uint64_t &Address, uint64_t &Size) const override {
+    auto It = Symbols.find(Name);
+    if (It == Symbols.end())
+      return false;
+    Address = Base + It->second.Value;
+    Size = It->second.Size;
+    return true;
+  }
+};
+
+class EmulatorBackend : public ExecBackend {
+public:
+  explicit EmulatorBackend(std::string Arch) : Arch(std::move(Arch)) {
+    Dev.setCodeObjectsWritable(true);
+  }
+
+  StringRef kind() const override { return "emulator"; }
+  std::string deviceName() const override { return "reptx emulator (" + Arch + ")"; }
+  std::string arch() const override { return Arch; }
+  uint64_t totalMemory() const override { return uint64_t(16) << 30; }
+  uint32_t computeUnits() const override { return 80; }
+
+  Expected<uint64_t> allocate(uint64_t Size) override {
+    std::lock_guard<std::mutex> L(M);
+    auto A = Dev.allocate(Size, "cuMemAlloc");
+    if (A)
+      Allocated += Size;
+    return A;
+  }
+  Error release(uint64_t Address) override {
+    std::lock_guard<std::mutex> L(M);
+    auto Info = Dev.findAllocation(Address);
+    if (Error E = Dev.release(Address))
+      return E;
+    if (Info)
+      Allocated -= Info->Size;
+    return Error::success();
+  }
+  bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const override {
+    std::lock_guard<std::mutex> L(M);
+    auto Info = Dev.findAllocation(Address);
+    if (!Info)
+      return false;
+    Base = Info->Address;
+    Size = Info->Size;
+    return true;
+  }
+  uint64_t allocatedBytes() const override {
+    std::lock_guard<std::mutex> L(M);
+    return Allocated;
+  }
+  Error copyToDevice(uint64_t Dst, const void *Src, size_t Bytes) override {
+    std::lock_guard<std::mutex> L(M);
+    return Dev.write(Dst, ArrayRef<uint8_t>(static_cast<const uint8_t *>(Src), Bytes));
+  }
+  Error copyToHost(void *Dst, uint64_t Src, size_t Bytes) override {
+    std::lock_guard<std::mutex> L(M);
+    return Dev.read(Src, MutableArrayRef<uint8_t>(static_cast<uint8_t *>(Dst), Bytes));
+  }
+  Error copyOnDevice(uint64_t Dst, uint64_t Src, size_t Bytes) override {
+    std::lock_guard<std::mutex> L(M);
+    std::vector<uint8_t> Tmp(Bytes);
+    if (Error E = Dev.read(Src, Tmp))
+      return E;
+    return Dev.write(Dst, Tmp);
+  }
+  Error fill(uint64_t Dst, uint32_t Value, unsigned ElementSize, size_t Count) override {
+    std::vector<uint8_t> Tmp(Count * ElementSize);
+    for (size_t I = 0; I < Count; ++I)
+      std::memcpy(&Tmp[I * ElementSize], &Value, ElementSize); // little-endian low bytes
+    std::lock_guard<std::mutex> L(M);
+    return Dev.write(Dst, Tmp);
+  }
+
+  Expected<std::unique_ptr<LoadedCode>> load(ArrayRef<uint8_t> Bytes) override {
+    auto CO = emulator::CodeObject::load(Bytes);
+    if (!CO)
+      return CO.takeError();
+    auto Code = std::make_unique<EmulatorCode>();
+    Code->CO = std::move(*CO);
+    {
+      std::lock_guard<std::mutex> L(M);
+      auto Base = Dev.loadCodeObject(*Code->CO);
+      if (!Base)
+        return Base.takeError();
+      Code->Base = *Base;
+    }
+    for (const emulator::Kernel &K : Code->CO->kernels()) {
+      KernelMeta Meta;
+      Meta.Name = K.Name;
+      for (const emulator::KernelArgInfo &A : K.Args)
+        if (!A.isHidden())
+          Meta.Args.push_back({A.Offset, A.Size});
+      Meta.KernargSize = K.KernargSegmentSize;
+      Meta.GroupSegmentSize = K.GroupSegmentFixedSize;
+      Meta.PrivateSegmentSize = K.PrivateSegmentFixedSize;
+      Meta.MaxThreadsPerBlock = K.MaxFlatWorkgroupSize;
+      Meta.Sgprs = K.SgprCount;
+      Meta.Vgprs = K.VgprCount;
+      Meta.WaveSize = K.WavefrontSize;
+      Code->Kernels[K.Name] = std::move(Meta);
+    }
+    Code->Symbols = dataSymbols(Bytes);
+    return std::unique_ptr<LoadedCode>(std::move(Code));
+  }
+
+  Error launch(const LoadedCode &Code, const KernelMeta &K, const LaunchDims &D,
+               std::vector<uint8_t> Kernargs, DeviceFault &Fault) override {
+    const auto &EC = static_cast<const EmulatorCode &>(Code);
+    auto P = emulator::DispatchParams::blocks(K.Name, {D.GridX, D.GridY, D.GridZ},
+                                              {D.BlockX, D.BlockY, D.BlockZ}, std::move(Kernargs));
+    P.DynamicLdsSize = D.DynamicShared;
+    std::lock_guard<std::mutex> L(M);
+    auto R = Dev.dispatch(*EC.CO, P);
+    Fault = DeviceFault::None;
+    if (R) {
+      log().trace("dispatch {}: {} work-groups, {} waves, {} wave instructions", K.Name,
+                  R->Workgroups, R->Waves, R->Instructions);
+      return Error::success();
+    }
+    // Faults become the context's sticky error; anything else is a launch failure too.
+    handleAllErrors(
+        R.takeError(),
+        [&](const emulator::ExecutionError &E) {
+          switch (E.fault().Kind) {
+          case emulator::FaultKind::MemoryViolation:
+            Fault = DeviceFault::IllegalAddress;
+            break;
+          case emulator::FaultKind::InstructionLimit:
+            Fault = DeviceFault::Timeout;
+            break;
+          case emulator::FaultKind::UnsupportedInstruction:
+          case emulator::FaultKind::InvalidProgramCounter:
+            Fault = DeviceFault::IllegalInstruction;
+            break;
+          case emulator::FaultKind::Trap:
+            Fault = DeviceFault::LaunchFailed;
+            break;
+          }
+          log().error("kernel fault: {}", E.message());
+        },
+        [&](const ErrorInfoBase &E) {
+          Fault = DeviceFault::LaunchFailed;
+          log().error("launch of {} failed: {}", K.Name, E.message());
+        });
+    return Error::success();
+  }
+
+  Error synchronize(DeviceFault &Fault) override {
+    Fault = DeviceFault::None;
+    return Error::success();
+  }
+
+private:
+  std::string Arch;
+  mutable std::mutex M;
+  emulator::Device Dev;
+  uint64_t Allocated = 0;
+};
+
+} // namespace
+
+std::unique_ptr<ExecBackend> createEmulatorBackend(std::string Arch) {
+  return std::make_unique<EmulatorBackend>(std::move(Arch));
+}
+
+Expected<std::unique_ptr<ExecBackend>> createBackend() {
+  const char *Env = std::getenv("REPTX_BACKEND");
+  std::string Kind = Env && *Env ? Env : "auto";
+  const char *ArchEnv = std::getenv("REPTX_ARCH");
+  std::string Arch = ArchEnv && *ArchEnv ? ArchEnv : "gfx942";
+  if (Kind == "emulator")
+    return createEmulatorBackend(Arch);
+  if (Kind != "hip" && Kind != "auto")
+    return createStringError("REPTX_BACKEND='" + Kind + "': expected emulator, hip or auto");
+  std::string Why;
+  if (auto Hip = createHipBackend(Why))
+    return std::move(Hip);
+  if (Kind == "hip")
+    return createStringError("REPTX_BACKEND=hip: " + Why);
+  log().info("no HIP device ({}); using the emulator", Why);
+  return createEmulatorBackend(Arch);
+}
+
+} // namespace reptx::loader

@@ -1,0 +1,85 @@
+// The device a context runs on: memory, code objects and kernel launches. Two implementations:
+// the CPU emulator (EmulatorBackend.cpp) and HIP on an AMD GPU (HipBackend.cpp, libamdhip64
+// opened at run time). REPTX_BACKEND=emulator|hip|auto chooses (auto: hip when a device is there).
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace reptx::loader {
+
+struct LaunchDims {
+  uint32_t GridX = 1, GridY = 1, GridZ = 1;    // in blocks
+  uint32_t BlockX = 1, BlockY = 1, BlockZ = 1; // in threads
+  uint32_t DynamicShared = 0;                  // bytes
+};
+
+/// One explicit kernel argument in the kernarg segment (AMDGPU code object metadata .args).
+struct KernargSlot {
+  uint32_t Offset = 0, Size = 0;
+};
+
+/// What a launch needs to know about a kernel of a loaded code object.
+struct KernelMeta {
+  std::string Name;
+  std::vector<KernargSlot> Args; // explicit arguments, in order
+  uint32_t KernargSize = 0;
+  uint32_t GroupSegmentSize = 0, PrivateSegmentSize = 0;
+  uint32_t MaxThreadsPerBlock = 1024;
+  uint32_t Sgprs = 0, Vgprs = 0, WaveSize = 64;
+};
+
+/// A code object loaded on the device.
+class LoadedCode {
+public:
+  virtual ~LoadedCode();
+  virtual const KernelMeta *kernel(llvm::StringRef Name) const = 0;
+  /// Device address and size of a global variable of the code object, if it has one.
+  virtual bool symbol(llvm::StringRef Name, uint64_t &Address, uint64_t &Size) const = 0;
+};
+
+/// Why a launch failed on the device (reported at the next synchronisation).
+enum class DeviceFault { None, IllegalAddress, LaunchFailed, IllegalInstruction, Timeout };
+
+class ExecBackend {
+public:
+  virtual ~ExecBackend();
+  virtual llvm::StringRef kind() const = 0; // "emulator" or "hip"
+  virtual std::string deviceName() const = 0;
+  virtual std::string arch() const = 0; // "gfx942"
+  virtual uint64_t totalMemory() const = 0;
+  virtual uint32_t computeUnits() const = 0;
+
+  virtual llvm::Expected<uint64_t> allocate(uint64_t Size) = 0;
+  virtual llvm::Error release(uint64_t Address) = 0;
+  /// The allocation containing Address, if any.
+  virtual bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const = 0;
+  virtual uint64_t allocatedBytes() const = 0;
+  virtual llvm::Error copyToDevice(uint64_t Dst, const void *Src, size_t Bytes) = 0;
+  virtual llvm::Error copyToHost(void *Dst, uint64_t Src, size_t Bytes) = 0;
+  virtual llvm::Error copyOnDevice(uint64_t Dst, uint64_t Src, size_t Bytes) = 0;
+  /// Fills Count elements of ElementSize (1, 2 or 4) bytes with Value.
+  virtual llvm::Error fill(uint64_t Dst, uint32_t Value, unsigned ElementSize, size_t Count) = 0;
+
+  virtual llvm::Expected<std::unique_ptr<LoadedCode>> load(llvm::ArrayRef<uint8_t> CodeObject) = 0;
+  /// Runs (or enqueues) a launch. A device-side fault is returned as Fault with the reason
+  /// logged; the error return is for launches that could not start.
+  virtual llvm::Error launch(const LoadedCode &Code, const KernelMeta &K, const LaunchDims &D,
+                             std::vector<uint8_t> Kernargs, DeviceFault &Fault) = 0;
+  virtual llvm::Error synchronize(DeviceFault &Fault) = 0;
+};
+
+/// The backend REPTX_BACKEND asks for (REPTX_ARCH overrides the emulator's gfx942). Errors when
+/// hip is asked for explicitly and no HIP runtime or device is there.
+llvm::Expected<std::unique_ptr<ExecBackend>> createBackend();
+std::unique_ptr<ExecBackend> createEmulatorBackend(std::string Arch);
+/// Null with the reason in Why when no HIP runtime or device is present.
+std::unique_ptr<ExecBackend> createHipBackend(std::string &Why);
+
+} // namespace reptx::loader

@@ -1,0 +1,210 @@
+// cuGetExportTable: the private tables cudart 13 requires, with the slot behaviour recorded in
+// shared/reference/cuda-driver-interface.md §4 (slot 0 is the table size in bytes, except in the
+// context-local-storage table).
+#include "Driver.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+using namespace reptx::loader;
+
+namespace {
+
+using Slot = const void *;
+
+CUresult unknownSlot() {
+  log().debug("call of an unimplemented export-table slot");
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+// CUDART_INTERFACE slot 2 (§4.2): the device's primary context, not retained.
+CUresult getPrimaryContext(CUcontext *Out, CUdevice Dev) {
+  Device *D = Driver::get().device(Dev);
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!D)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *Out = reinterpret_cast<CUcontext>(&D->PrimaryCtx);
+  return CUDA_SUCCESS;
+}
+
+// TOOLS_RUNTIME_CALLBACK_HOOKS slots 2 and 6 (§4.3): zeroed buffers and their sizes.
+uint32_t HookBuffer2[1024];
+uint32_t HookBuffer6[14];
+void hookBuffer2(void **Ptr, size_t *Size) {
+  if (Ptr)
+    *Ptr = HookBuffer2;
+  if (Size)
+    *Size = std::size(HookBuffer2);
+}
+void hookBuffer6(void **Ptr, size_t *Size) {
+  if (Ptr)
+    *Ptr = HookBuffer6;
+  if (Size)
+    *Size = std::size(HookBuffer6);
+}
+
+// TOOLS_TLS slot 2 (§4.4).
+CUresult toolsThreadContext(void **Out, int) {
+  if (Out)
+    *Out = nullptr;
+  return CUDA_SUCCESS;
+}
+
+// CONTEXT_LOCAL_STORAGE slots 0-2 (§4.5): a per-context map; ctx NULL = the current context.
+CUresult clsContext(CUcontext Ctx, Context *&C) {
+  if (!Ctx)
+    return currentOrError(C);
+  if (!Driver::get().validContext(Ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  C = reinterpret_cast<Context *>(Ctx);
+  return CUDA_SUCCESS;
+}
+CUresult clsPut(CUcontext Ctx, void *Key, void *Value, void (*Dtor)(CUcontext, void *, void *)) {
+  Context *C;
+  if (CUresult R = clsContext(Ctx, C))
+    return R;
+  std::unique_lock<std::shared_mutex> L(C->ClsMutex);
+  C->Cls[Key] = {Value, Dtor};
+  return CUDA_SUCCESS;
+}
+CUresult clsDelete(CUcontext Ctx, void *Key) {
+  Context *C;
+  if (CUresult R = clsContext(Ctx, C))
+    return R;
+  std::unique_lock<std::shared_mutex> L(C->ClsMutex);
+  return C->Cls.erase(Key) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult clsGet(void **Value, CUcontext Ctx, void *Key) {
+  Context *C;
+  if (CUresult R = clsContext(Ctx, C))
+    return R;
+  std::shared_lock<std::shared_mutex> L(C->ClsMutex);
+  auto It = C->Cls.find(Key);
+  if (It == C->Cls.end())
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (Value)
+    *Value = It->second.Value;
+  return CUDA_SUCCESS;
+}
+
+// CONTEXT_CHECKS slots 2 and 3 (§4.6).
+CUresult contextCheck(CUcontext, uint32_t *Out1, void **) {
+  if (Out1)
+    *Out1 = 0;
+  return CUDA_SUCCESS;
+}
+uint32_t contextCheckInit() { return 0; }
+
+// ToolsContext slot 4 (§4.8, cublasLt): a context number.
+CUresult toolsContextNumber(CUcontext Ctx, uint64_t *Out) {
+  Context *C = nullptr;
+  if (Out)
+    *Out = clsContext(Ctx, C) == CUDA_SUCCESS && C ? C->Id : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2]);
+
+#define SIZE_WORD(N) reinterpret_cast<Slot>(uintptr_t(8 * (N)))
+#define FN(F) reinterpret_cast<Slot>(&F)
+
+Slot CudartInterface[] = {SIZE_WORD(13),   FN(unknownSlot), FN(getPrimaryContext), FN(unknownSlot),
+                          FN(unknownSlot), FN(unknownSlot), FN(unknownSlot),       FN(unknownSlot),
+                          FN(unknownSlot), FN(unknownSlot), FN(unknownSlot),       FN(unknownSlot),
+                          FN(unknownSlot)};
+Slot CallbackHooks[] = {SIZE_WORD(7),    FN(unknownSlot), FN(hookBuffer2), FN(unknownSlot),
+                        FN(unknownSlot), FN(unknownSlot), FN(hookBuffer6)};
+Slot ToolsTls[] = {SIZE_WORD(4), FN(unknownSlot), FN(toolsThreadContext), FN(unknownSlot)};
+Slot ContextLocalStorage[] = {FN(clsPut), FN(clsDelete), FN(clsGet)};
+Slot ContextChecks[] = {SIZE_WORD(4), FN(unknownSlot), FN(contextCheck), FN(contextCheckInit)};
+Slot Integrity[] = {SIZE_WORD(3), FN(integrityCheck), FN(unknownSlot)};
+Slot ToolsContext[] = {SIZE_WORD(6),    FN(unknownSlot),        FN(unknownSlot),
+                       FN(unknownSlot), FN(toolsContextNumber), FN(unknownSlot)};
+
+// INTEGRITY_CHECK slot 1 (§4.7).
+CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2]) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (Challenge % 10) {
+  case 0:
+    Out[0] = 0x3341181C03CB675CULL;
+    Out[1] = 0x8ED383AA1F4CD1E8ULL;
+    return CUDA_SUCCESS;
+  case 1:
+    Out[0] = 0x1841181C03CB675CULL;
+    Out[1] = 0x8ED383AA1F4CD1E8ULL;
+    return CUDA_SUCCESS;
+  default:
+    break;
+  }
+  IntegrityInputs In;
+  In.DriverVersion = DriverVersion;
+  In.Challenge = Challenge;
+  In.ProcessId = uint32_t(getpid());
+  In.ThreadId = uint32_t(pthread_self());
+  In.CudartInterfaceTable = reinterpret_cast<uint64_t>(CudartInterface);
+  In.IntegrityTable = reinterpret_cast<uint64_t>(Integrity);
+  In.IntegrityFunction = reinterpret_cast<uint64_t>(Integrity[1]);
+  In.UnixSeconds = UnixSeconds;
+  Driver &D = Driver::get();
+  for (int I = 0; I < D.deviceCount(); ++I)
+    In.Devices.push_back(D.device(I)->Identity);
+  std::array<uint64_t, 2> A = integrityAnswer(In);
+  Out[0] = A[0];
+  Out[1] = A[1];
+  return CUDA_SUCCESS;
+}
+
+struct TableId {
+  const char *Uuid; // the 16 bytes in memory order, written as GUID text
+  const Slot *Table;
+  const char *Name;
+};
+
+const TableId Tables[] = {
+    {"6bd5fb6c-5bf4-e74a-8987-d93912fd9df9", CudartInterface, "CUDART_INTERFACE"},
+    {"a094798c-2e74-2e74-93f2-0800200c0a66", CallbackHooks, "TOOLS_RUNTIME_CALLBACK_HOOKS"},
+    {"42d85a81-23f6-cb47-8298-f6e78a3aecdc", ToolsTls, "TOOLS_TLS"},
+    {"c693336e-1121-df11-a8c3-68f355d89593", ContextLocalStorage, "CONTEXT_LOCAL_STORAGE"},
+    {"263e8860-7cd2-6143-92f6-bbd5006dfa7e", ContextChecks, "CONTEXT_CHECKS"},
+    {"d4082055-bde6-704b-8d34-ba123c66e1f2", Integrity, "INTEGRITY_CHECK"},
+    {"21318c60-9714-3248-8ca6-41ff7324c8f2", ToolsContext, "TOOLS_CONTEXT"},
+};
+
+std::string uuidText(const char *Bytes) {
+  static const char Hex[] = "0123456789abcdef";
+  std::string S;
+  for (int I = 0; I < 16; ++I) {
+    if (I == 4 || I == 6 || I == 8 || I == 10)
+      S += '-';
+    S += Hex[uint8_t(Bytes[I]) >> 4];
+    S += Hex[uint8_t(Bytes[I]) & 15];
+  }
+  return S;
+}
+
+} // namespace
+
+namespace reptx::loader {
+const void *cudartInterfaceTable() { return CudartInterface; }
+const void *integrityTable() { return Integrity; }
+} // namespace reptx::loader
+
+CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
+  if (!Table || !Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::string Text = uuidText(Id->bytes);
+  for (const TableId &T : Tables)
+    if (Text == T.Uuid) {
+      *Table = T.Table;
+      log().trace("cuGetExportTable({})", T.Name);
+      return CUDA_SUCCESS;
+    }
+  log().debug("cuGetExportTable: no table {{{}}}", Text);
+  *Table = nullptr;
+  return CUDA_ERROR_NOT_FOUND;
+}

@@ -1,0 +1,276 @@
+// The HIP backend: libamdhip64 opened at run time (never linked), so the library builds and runs
+// without ROCm. Device memory is HIP memory; code objects are loaded with hipModuleLoadData and
+// launched with hipModuleLaunchKernel, kernel arguments passed as one kernarg buffer
+// (HIP_LAUNCH_PARAM_BUFFER_POINTER). Kernel metadata comes from the code object itself.
+#include "ExecBackend.h"
+#include "Log.h"
+
+#include "reptx/emulator/CodeObject.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+namespace reptx::loader {
+namespace {
+
+using namespace llvm;
+
+using hipError = int;
+using hipModule = void *;
+using hipFunction = void *;
+
+// The HIP runtime's C entry points used here (hip_runtime_api.h), by name.
+struct HipApi {
+  void *Handle = nullptr;
+  std::string Library;
+  hipError (*Init)(unsigned) = nullptr;
+  hipError (*GetDeviceCount)(int *) = nullptr;
+  hipError (*DeviceGetName)(char *, int, int) = nullptr;
+  hipError (*DeviceTotalMem)(size_t *, int) = nullptr;
+  hipError (*Malloc)(void **, size_t) = nullptr;
+  hipError (*Free)(void *) = nullptr;
+  hipError (*Memcpy)(void *, const void *, size_t, int) = nullptr;
+  hipError (*MemsetD8)(void *, unsigned char, size_t) = nullptr;
+  hipError (*MemsetD16)(void *, unsigned short, size_t) = nullptr;
+  hipError (*MemsetD32)(void *, int, size_t) = nullptr;
+  hipError (*MemGetAddressRange)(void **, size_t *, void *) = nullptr;
+  hipError (*ModuleLoadData)(hipModule *, const void *) = nullptr;
+  hipError (*ModuleGetFunction)(hipFunction *, hipModule, const char *) = nullptr;
+  hipError (*ModuleGetGlobal)(void **, size_t *, hipModule, const char *) = nullptr;
+  hipError (*ModuleLaunchKernel)(hipFunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                 unsigned, unsigned, void *, void **, void **) = nullptr;
+  hipError (*DeviceSynchronize)() = nullptr;
+  const char *(*GetErrorString)(hipError) = nullptr;
+};
+
+template <typename F> bool bind(void *H, const char *Name, F &Out, std::string &Missing) {
+  Out = reinterpret_cast<F>(dlsym(H, Name));
+  if (!Out)
+    Missing += std::string(Missing.empty() ? "" : ", ") + Name;
+  return Out != nullptr;
+}
+
+// hipMemcpyKind
+constexpr int HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3;
+
+class HipCode : public LoadedCode {
+public:
+  hipModule Module = nullptr;
+  std::map<std::string, KernelMeta, std::less<>> Kernels;
+  std::map<std::string, hipFunction, std::less<>> Functions;
+  const HipApi *Api = nullptr;
+  const KernelMeta *kernel(StringRef Name) const override {
+    auto It = Kernels.find(Name);
+    return It == Kernels.end() ? nullptr : &It->second;
+  }
+  bool symbol(StringRef Name, uint64_t &Address, uint64_t &Size) const override {
+    void *P = nullptr;
+    size_t S = 0;
+    if (Api->ModuleGetGlobal(&P, &S, Module, Name.str().c_str()) != 0)
+      return false;
+    Address = reinterpret_cast<uint64_t>(P);
+    Size = S;
+    return true;
+  }
+};
+
+class HipBackend : public ExecBackend {
+public:
+  HipBackend(HipApi A, std::string Name, uint64_t Total, std::string Arch)
+      : Api(std::move(A)), Name(std::move(Name)), Total(Total), Arch(std::move(Arch)) {}
+
+  StringRef kind() const override { return "hip"; }
+  std::string deviceName() const override { return "reptx on " + Name + " (" + Arch + ")"; }
+  std::string arch() const override { return Arch; }
+  uint64_t totalMemory() const override { return Total; }
+  uint32_t computeUnits() const override { return 80; }
+
+  Error check(hipError E, const char *What) const {
+    if (E == 0)
+      return Error::success();
+    return createStringError(std::string(What) + ": " +
+                             (Api.GetErrorString ? Api.GetErrorString(E) : "HIP error") + " (" +
+                             std::to_string(E) + ")");
+  }
+  Expected<uint64_t> allocate(uint64_t Size) override {
+    void *P = nullptr;
+    if (Error E = check(Api.Malloc(&P, Size), "hipMalloc"))
+      return std::move(E);
+    std::lock_guard<std::mutex> L(M);
+    Sizes[reinterpret_cast<uint64_t>(P)] = Size;
+    Allocated += Size;
+    return reinterpret_cast<uint64_t>(P);
+  }
+  Error release(uint64_t Address) override {
+    if (Error E = check(Api.Free(reinterpret_cast<void *>(Address)), "hipFree"))
+      return E;
+    std::lock_guard<std::mutex> L(M);
+    if (auto It = Sizes.find(Address); It != Sizes.end()) {
+      Allocated -= It->second;
+      Sizes.erase(It);
+    }
+    return Error::success();
+  }
+  bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const override {
+    std::lock_guard<std::mutex> L(M);
+    auto It = Sizes.upper_bound(Address);
+    if (It == Sizes.begin())
+      return false;
+    --It;
+    if (Address - It->first >= std::max<uint64_t>(It->second, 1))
+      return false;
+    Base = It->first;
+    Size = It->second;
+    return true;
+  }
+  uint64_t allocatedBytes() const override {
+    std::lock_guard<std::mutex> L(M);
+    return Allocated;
+  }
+  Error copyToDevice(uint64_t Dst, const void *Src, size_t Bytes) override {
+    return check(Api.Memcpy(reinterpret_cast<void *>(Dst), Src, Bytes, HostToDevice), "hipMemcpy");
+  }
+  Error copyToHost(void *Dst, uint64_t Src, size_t Bytes) override {
+    return check(Api.Memcpy(Dst, reinterpret_cast<void *>(Src), Bytes, DeviceToHost), "hipMemcpy");
+  }
+  Error copyOnDevice(uint64_t Dst, uint64_t Src, size_t Bytes) override {
+    return check(Api.Memcpy(reinterpret_cast<void *>(Dst), reinterpret_cast<void *>(Src), Bytes,
+                            DeviceToDevice),
+                 "hipMemcpy");
+  }
+  Error fill(uint64_t Dst, uint32_t Value, unsigned ElementSize, size_t Count) override {
+    void *P = reinterpret_cast<void *>(Dst);
+    if (ElementSize == 1)
+      return check(Api.MemsetD8(P, uint8_t(Value), Count), "hipMemsetD8");
+    if (ElementSize == 2)
+      return check(Api.MemsetD16(P, uint16_t(Value), Count), "hipMemsetD16");
+    return check(Api.MemsetD32(P, int(Value), Count), "hipMemsetD32");
+  }
+
+  Expected<std::unique_ptr<LoadedCode>> load(ArrayRef<uint8_t> Bytes) override {
+    // The metadata (argument layout, resources) is read with the emulator's code object reader.
+    auto CO = emulator::CodeObject::load(Bytes);
+    if (!CO)
+      return CO.takeError();
+    auto Code = std::make_unique<HipCode>();
+    Code->Api = &Api;
+    if (Error E = check(Api.ModuleLoadData(&Code->Module, Bytes.data()), "hipModuleLoadData"))
+      return std::move(E);
+    for (const emulator::Kernel &K : (*CO)->kernels()) {
+      KernelMeta Meta;
+      Meta.Name = K.Name;
+      for (const emulator::KernelArgInfo &A : K.Args)
+        if (!A.isHidden())
+          Meta.Args.push_back({A.Offset, A.Size});
+      Meta.KernargSize = K.KernargSegmentSize;
+      Meta.GroupSegmentSize = K.GroupSegmentFixedSize;
+      Meta.PrivateSegmentSize = K.PrivateSegmentFixedSize;
+      Meta.MaxThreadsPerBlock = K.MaxFlatWorkgroupSize;
+      Meta.Sgprs = K.SgprCount;
+      Meta.Vgprs = K.VgprCount;
+      Meta.WaveSize = K.WavefrontSize;
+      hipFunction F = nullptr;
+      if (Error E = check(Api.ModuleGetFunction(&F, Code->Module, K.Name.c_str()),
+                          "hipModuleGetFunction"))
+        return std::move(E);
+      Code->Functions[K.Name] = F;
+      Code->Kernels[K.Name] = std::move(Meta);
+    }
+    return std::unique_ptr<LoadedCode>(std::move(Code));
+  }
+
+  Error launch(const LoadedCode &Code, const KernelMeta &K, const LaunchDims &D,
+               std::vector<uint8_t> Kernargs, DeviceFault &Fault) override {
+    const auto &HC = static_cast<const HipCode &>(Code);
+    auto It = HC.Functions.find(K.Name);
+    if (It == HC.Functions.end())
+      return createStringError("no HIP function for " + K.Name);
+    size_t Size = Kernargs.size();
+    // HIP_LAUNCH_PARAM_BUFFER_POINTER, _SIZE, _END.
+    void *Extra[] = {reinterpret_cast<void *>(1), Kernargs.data(), reinterpret_cast<void *>(2),
+                     &Size, reinterpret_cast<void *>(3)};
+    Fault = DeviceFault::None;
+    return check(Api.ModuleLaunchKernel(It->second, D.GridX, D.GridY, D.GridZ, D.BlockX, D.BlockY,
+                                        D.BlockZ, D.DynamicShared, nullptr, nullptr, Extra),
+                 "hipModuleLaunchKernel");
+  }
+  Error synchronize(DeviceFault &Fault) override {
+    Fault = DeviceFault::None;
+    hipError E = Api.DeviceSynchronize();
+    if (E != 0)
+      Fault = DeviceFault::LaunchFailed;
+    return Error::success();
+  }
+
+private:
+  HipApi Api;
+  std::string Name;
+  uint64_t Total;
+  std::string Arch;
+  mutable std::mutex M;
+  std::map<uint64_t, uint64_t> Sizes;
+  uint64_t Allocated = 0;
+};
+
+} // namespace
+
+std::unique_ptr<ExecBackend> createHipBackend(std::string &Why) {
+  HipApi Api;
+  for (const char *Lib :
+       {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}) {
+    Api.Handle = dlopen(Lib, RTLD_NOW | RTLD_LOCAL);
+    if (Api.Handle) {
+      Api.Library = Lib;
+      break;
+    }
+  }
+  if (!Api.Handle) {
+    Why = "no HIP runtime (libamdhip64.so.7/.6/.5 not found)";
+    return nullptr;
+  }
+  std::string Missing;
+  void *H = Api.Handle;
+  bind(H, "hipInit", Api.Init, Missing);
+  bind(H, "hipGetDeviceCount", Api.GetDeviceCount, Missing);
+  bind(H, "hipDeviceGetName", Api.DeviceGetName, Missing);
+  bind(H, "hipDeviceTotalMem", Api.DeviceTotalMem, Missing);
+  bind(H, "hipMalloc", Api.Malloc, Missing);
+  bind(H, "hipFree", Api.Free, Missing);
+  bind(H, "hipMemcpy", Api.Memcpy, Missing);
+  bind(H, "hipMemsetD8", Api.MemsetD8, Missing);
+  bind(H, "hipMemsetD16", Api.MemsetD16, Missing);
+  bind(H, "hipMemsetD32", Api.MemsetD32, Missing);
+  bind(H, "hipMemGetAddressRange", Api.MemGetAddressRange, Missing);
+  bind(H, "hipModuleLoadData", Api.ModuleLoadData, Missing);
+  bind(H, "hipModuleGetFunction", Api.ModuleGetFunction, Missing);
+  bind(H, "hipModuleGetGlobal", Api.ModuleGetGlobal, Missing);
+  bind(H, "hipModuleLaunchKernel", Api.ModuleLaunchKernel, Missing);
+  bind(H, "hipDeviceSynchronize", Api.DeviceSynchronize, Missing);
+  bind(H, "hipGetErrorString", Api.GetErrorString, Missing);
+  if (!Missing.empty()) {
+    Why = Api.Library + " lacks " + Missing;
+    dlclose(H);
+    return nullptr;
+  }
+  int Count = 0;
+  if (Api.Init(0) != 0 || Api.GetDeviceCount(&Count) != 0 || Count < 1) {
+    Why = Api.Library + " found, but it reports no AMD GPU";
+    dlclose(H);
+    return nullptr;
+  }
+  char Name[256] = {};
+  size_t Total = 0;
+  Api.DeviceGetName(Name, sizeof(Name), 0);
+  Api.DeviceTotalMem(&Total, 0);
+  // The processor name needs hipDeviceProp_t, whose layout differs between ROCm releases;
+  // REPTX_ARCH names it until the backend reads it from the runtime.
+  const char *ArchEnv = std::getenv("REPTX_ARCH");
+  std::string Arch = ArchEnv && *ArchEnv ? ArchEnv : "gfx942";
+  log().info("HIP backend: {} ({}), {} bytes, through {}", Name, Arch, Total, Api.Library);
+  return std::make_unique<HipBackend>(std::move(Api), Name, Total, Arch);
+}
+
+} // namespace reptx::loader

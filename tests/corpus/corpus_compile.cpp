@@ -1,0 +1,318 @@
+// Compiles real PTX from the CUDA toolkit's libraries with reptx (parse, lift, backend) and reports
+// kernels compiled / failed per target, with the failures grouped by reason (the first
+// unsupported instruction's family, or the backend's error). The ctest runs a fixed sample; bench/
+// runs the whole corpus. Exit 0 when every target compiles at least --min percent of the sample's
+// kernels (a regression floor), 77 without the toolkit, 1 otherwise.
+//
+// With --ptxas PATH (bench/), every text is also assembled by ptxas -O3 for its own .target, one
+// file at a time, and the report compares the times: reptx's parse, lift, optimize, codegen and
+// link for the first --arch against ptxas's wall time on the same files.
+//
+// usage: corpus_compile [--sample N | --all] [--arch gfx942,gfx1100] [--jobs N] [--min PERCENT]
+//                       [--top K] [--ptxas PATH] CUDA_HOME
+#include "reptx/backend/Backend.h"
+#include "reptx/frontend-ptx/Fatbin.h"
+#include "reptx/frontend-ptx/Parser.h"
+#include "reptx/ir/Lift.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <set>
+
+using namespace reptx;
+
+namespace {
+
+struct Text {
+  std::string Name, Body;
+  uint64_t Hash = 0;
+};
+
+// "f.ptx:12: kernel 'k': unsupported instruction (tex, texture): 'tex.2d.v4...'" ->
+// "unsupported instruction (tex, texture) [tex]": the reason with the opcode of the instruction.
+std::string reasonOf(llvm::StringRef Msg) {
+  size_t K = Msg.find("': ");
+  llvm::StringRef Why = K == llvm::StringRef::npos ? Msg : Msg.substr(K + 3);
+  std::string Op;
+  size_t Q = Why.find(": '");
+  if (Q != llvm::StringRef::npos) {
+    llvm::StringRef Inst = Why.substr(Q + 3);
+    if (Inst.starts_with("@"))
+      Inst = Inst.split(' ').second.ltrim();
+    // The opcode and its modifiers up to the type, e.g. shfl.sync.down.b32 -> shfl.sync.down.
+    Op = Inst.split(' ').first.split('\t').first.str();
+    Why = Why.substr(0, Q);
+  }
+  // Messages that name registers or variables would not group: keep their shape.
+  std::string R = std::regex_replace(Why.str(), std::regex("'[^']*'"), "'…'");
+  R = std::regex_replace(R, std::regex("%[A-Za-z_$][A-Za-z0-9_$]*"), "%…");
+  if (R.size() > 110)
+    R = R.substr(0, 110) + "…";
+  return Op.empty() ? R : R + " [" + Op + "]";
+}
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point T) {
+  return std::chrono::duration<double>(Clock::now() - T).count();
+}
+
+// Compile throughput against ptxas (issue 4, acceptance 4): the same files, one at a time.
+int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
+                      const std::string &Ptxas) {
+  llvm::SmallString<128> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("corpus-ptxas", Dir)) {
+    llvm::errs() << "cannot create a temporary directory\n";
+    return 1;
+  }
+  double Parse = 0, Lift = 0, Prepare = 0, Opt = 0, Codegen = 0, Link = 0, PtxasTime = 0;
+  unsigned Files = 0, PtxasFailed = 0, Kernels = 0, Compiled = 0;
+  std::regex Target(R"(\.target\s+(sm_[0-9]+[af]?))");
+  for (const Text &T : Texts) {
+    std::smatch M;
+    if (!std::regex_search(T.Body, M, Target))
+      continue;
+    llvm::SmallString<128> Path(Dir);
+    llvm::sys::path::append(Path, "t.ptx");
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(Path, EC);
+      OS << T.Body;
+    }
+    std::string ArchFlag = "-arch=" + M[1].str();
+    llvm::SmallString<128> Out(Dir);
+    llvm::sys::path::append(Out, "t.cubin");
+    // -c: relocatable, as a module with extern functions (relocatable device code) needs.
+    llvm::StringRef Args[] = {Ptxas, "-O3", "-c", ArchFlag, Path, "-o", Out};
+    std::optional<llvm::StringRef> Quiet[] = {std::nullopt, llvm::StringRef(""),
+                                              llvm::StringRef("")};
+    auto P0 = Clock::now();
+    int Rc = llvm::sys::ExecuteAndWait(Ptxas, Args, std::nullopt, Quiet);
+    double PT = since(P0);
+    if (Rc != 0) { // newer PTX than this ptxas reads, or an unsupported target: not compared
+      ++PtxasFailed;
+      continue;
+    }
+    auto R0 = Clock::now();
+    ptx::ParseResult Parsed = ptx::parse(T.Name, T.Body);
+    double TP = since(R0);
+    if (!Parsed.ok())
+      continue;
+    llvm::LLVMContext Ctx;
+    R0 = Clock::now();
+    auto L = ir::liftModule(*Parsed.M, Ctx);
+    double TL = since(R0);
+    if (!L) {
+      llvm::consumeError(L.takeError());
+      continue;
+    }
+    ++Files;
+    PtxasTime += PT;
+    Parse += TP;
+    Lift += TL;
+    Kernels += L->Kernels.size() + L->Failures.size();
+    if (L->Kernels.empty())
+      continue;
+    backend::CompileOptions Opts;
+    Opts.Arch = Arch;
+    auto CO = backend::compile(*L->M, Opts);
+    if (!CO) {
+      llvm::consumeError(CO.takeError());
+      continue;
+    }
+    Compiled += CO->Kernels.size();
+    Prepare += CO->Times.Prepare;
+    Opt += CO->Times.Optimize;
+    Codegen += CO->Times.Codegen;
+    Link += CO->Times.Link;
+  }
+  llvm::sys::fs::remove_directories(Dir);
+  double Reptx = Parse + Lift + Prepare + Opt + Codegen + Link;
+  llvm::outs() << Files << " files compared (" << PtxasFailed << " left out: ptxas rejects them), "
+               << Compiled << " of " << Kernels << " kernels compiled by reptx for " << Arch << "\n"
+               << llvm::format("ptxas -O3: %.2f s; reptx: %.2f s (parse %.2f, lift %.2f, prepare "
+                               "%.2f, optimize %.2f, codegen %.2f, link %.2f)\n",
+                               PtxasTime, Reptx, Parse, Lift, Prepare, Opt, Codegen, Link)
+               << llvm::format("ratio ptxas/reptx: %.2f (above 1: reptx is faster)\n",
+                               Reptx > 0 ? PtxasTime / Reptx : 0.0);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned Jobs = 2, Sample = 200, Top = 25;
+  bool All = false;
+  double Min = 0;
+  std::string Cuda, Archs = "gfx942,gfx1100", Ptxas;
+  for (int I = 1; I < argc; ++I) {
+    llvm::StringRef A = argv[I];
+    if (A == "--jobs" && I + 1 < argc)
+      Jobs = std::atoi(argv[++I]);
+    else if (A == "--sample" && I + 1 < argc)
+      Sample = std::atoi(argv[++I]);
+    else if (A == "--all")
+      All = true;
+    else if (A == "--arch" && I + 1 < argc)
+      Archs = argv[++I];
+    else if (A == "--min" && I + 1 < argc)
+      Min = std::atof(argv[++I]);
+    else if (A == "--top" && I + 1 < argc)
+      Top = std::atoi(argv[++I]);
+    else if (A == "--ptxas" && I + 1 < argc)
+      Ptxas = argv[++I];
+    else
+      Cuda = A.str();
+  }
+  llvm::parallel::strategy = llvm::hardware_concurrency(Jobs);
+  std::set<std::string> Files;
+  std::regex Lib(R"((\.so(\.\d+)*|\.a)$)");
+  for (const char *Sub : {"lib64", "lib"}) {
+    std::error_code EC;
+    llvm::SmallString<256> Dir(Cuda);
+    llvm::sys::path::append(Dir, Sub);
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+      llvm::sys::fs::file_status St;
+      if (llvm::sys::fs::status(It->path(), St, /*Follow=*/false) ||
+          St.type() != llvm::sys::fs::file_type::regular_file)
+        continue;
+      if (!std::regex_search(llvm::sys::path::filename(It->path()).str(), Lib))
+        continue;
+      llvm::SmallString<256> Real;
+      if (!llvm::sys::fs::real_path(It->path(), Real))
+        Files.insert(std::string(Real));
+    }
+  }
+  if (Files.empty()) {
+    llvm::outs() << "SKIPPED: no CUDA toolkit libraries under " << Cuda << "/lib*\n";
+    return 77;
+  }
+
+  // Unique PTX texts, ordered by content hash: the sample is every k-th text of that order, fixed
+  // for a given toolkit whatever the file system's order.
+  std::vector<Text> Texts;
+  std::set<uint64_t> Seen;
+  for (const std::string &Path : Files) {
+    auto F = fatbin::scanFile(Path);
+    if (!F) {
+      llvm::errs() << llvm::toString(F.takeError()) << "\n";
+      return 1;
+    }
+    for (size_t CI = 0; CI < F->containers().size(); ++CI)
+      for (size_t EI = 0; EI < F->containers()[CI].Entries.size(); ++EI) {
+        const fatbin::Entry &E = F->containers()[CI].Entries[EI];
+        if (E.Kind != fatbin::EntryKind::PTX)
+          continue;
+        auto Body = F->ptxText(E);
+        if (!Body) {
+          llvm::errs() << llvm::toString(Body.takeError()) << "\n";
+          return 1;
+        }
+        uint64_t H = XXH3_64bits(Body->data(), Body->size());
+        if (!Seen.insert(H).second)
+          continue;
+        Texts.push_back({llvm::sys::path::filename(Path).str() + "[c" + std::to_string(CI) + ".e" +
+                             std::to_string(EI) + "]",
+                         std::move(*Body), H});
+      }
+  }
+  std::sort(Texts.begin(), Texts.end(),
+            [](const Text &A, const Text &B) { return A.Hash < B.Hash; });
+  if (!All && Sample < Texts.size()) {
+    std::vector<Text> S;
+    for (unsigned K = 0; K < Sample; ++K)
+      S.push_back(std::move(Texts[size_t(K) * Texts.size() / Sample]));
+    Texts = std::move(S);
+  }
+
+  if (!Ptxas.empty())
+    return benchAgainstPtxas(Texts, llvm::StringRef(Archs).split(',').first.str(), Ptxas);
+
+  llvm::SmallVector<llvm::StringRef, 5> ArchList;
+  llvm::StringRef(Archs).split(ArchList, ',');
+  struct Stats {
+    std::atomic<uint64_t> Kernels{0}, Compiled{0};
+    std::map<std::string, unsigned> Reasons;
+  };
+  std::vector<Stats> Per(ArchList.size());
+  std::mutex Mu;
+  auto Start = std::chrono::steady_clock::now();
+  llvm::parallelFor(0, Texts.size() * ArchList.size(), [&](size_t Job) {
+    const Text &T = Texts[Job / ArchList.size()];
+    size_t AI = Job % ArchList.size();
+    Stats &S = Per[AI];
+    auto Fail = [&](const std::string &Reason, unsigned N) {
+      std::lock_guard<std::mutex> G(Mu);
+      S.Reasons[Reason] += N;
+    };
+    ptx::ParseResult P = ptx::parse(T.Name, T.Body);
+    unsigned N = 0;
+    if (P.M)
+      for (const ptx::TopLevel &TL : P.M->Items)
+        if (TL.K == ptx::TopLevel::Func && TL.F->IsEntry && TL.F->Body)
+          ++N;
+    S.Kernels += N;
+    if (!P.ok()) {
+      Fail("parse error", N);
+      return;
+    }
+    llvm::LLVMContext Ctx;
+    auto L = ir::liftModule(*P.M, Ctx);
+    if (!L) {
+      Fail("lift: " + llvm::toString(L.takeError()), N);
+      return;
+    }
+    for (const ir::KernelFailure &KF : L->Failures)
+      Fail(reasonOf(KF.Message), 1);
+    if (L->Kernels.empty())
+      return;
+    backend::CompileOptions Opts;
+    Opts.Arch = ArchList[AI].str();
+    auto CO = backend::compile(*L->M, Opts);
+    if (!CO) {
+      Fail("backend: " + reasonOf(llvm::toString(CO.takeError())), L->Kernels.size());
+      return;
+    }
+    S.Compiled += CO->Kernels.size();
+  });
+  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  bool Ok = true;
+  llvm::outs() << Texts.size() << " unique PTX texts"
+               << (All ? "" : " (fixed sample, every k-th by content hash)") << ", "
+               << llvm::format("%.1f", Secs) << " s with " << Jobs << " threads\n";
+  for (size_t AI = 0; AI < ArchList.size(); ++AI) {
+    Stats &S = Per[AI];
+    double Pct = S.Kernels ? 100.0 * double(S.Compiled) / double(S.Kernels) : 100.0;
+    llvm::outs() << "\n"
+                 << ArchList[AI] << ": " << S.Compiled << " of " << S.Kernels
+                 << " kernels compiled (" << llvm::format("%.1f", Pct) << "%), "
+                 << (S.Kernels - S.Compiled) << " failed\n";
+    std::vector<std::pair<unsigned, std::string>> R;
+    for (auto &[Why, Count] : S.Reasons)
+      R.push_back({Count, Why});
+    std::sort(R.rbegin(), R.rend());
+    for (size_t K = 0; K < R.size() && K < Top; ++K)
+      llvm::outs() << llvm::format("  %6u  ", R[K].first) << R[K].second << "\n";
+    if (Pct < Min) {
+      llvm::outs() << "  below the floor of " << Min << "%\n";
+      Ok = false;
+    }
+  }
+  return Ok ? 0 : 1;
+}

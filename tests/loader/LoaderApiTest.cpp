@@ -1,0 +1,248 @@
+// The driver API of libcuda.so.1 called directly: cuGetProcAddress resolution, the export tables
+// (context-local storage, hooks, the integrity answer), an unimplemented entry point, and a
+// driver-API launch of hand-written PTX with both argument forms, on the emulator.
+#include "CudaApi.h"
+
+#include "reptx/loader/IntegrityCheck.h"
+
+#include <gtest/gtest.h>
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+class LoaderApi : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    setenv("REPTX_BACKEND", "emulator", 1);
+    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  }
+};
+
+void *proc(const char *Name, int Version, cuuint64_t Flags, CUresult *R = nullptr,
+           CUdriverProcAddressQueryResult *Status = nullptr) {
+  void *P = reinterpret_cast<void *>(1);
+  CUdriverProcAddressQueryResult S;
+  CUresult Res = cuGetProcAddress_v2(Name, &P, Version, Flags, &S);
+  if (R)
+    *R = Res;
+  if (Status)
+    *Status = S;
+  return P;
+}
+
+TEST_F(LoaderApi, ProcAddressPicksTheAbiOfTheRequestedVersion) {
+  EXPECT_EQ(proc("cuMemcpyHtoD", 3020, CU_GET_PROC_ADDRESS_DEFAULT),
+            reinterpret_cast<void *>(&cuMemcpyHtoD_v2));
+  EXPECT_EQ(proc("cuMemcpyHtoD", 2000, CU_GET_PROC_ADDRESS_DEFAULT),
+            reinterpret_cast<void *>(&cuMemcpyHtoD));
+  EXPECT_EQ(proc("cuMemcpyHtoD", 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM),
+            reinterpret_cast<void *>(&cuMemcpyHtoD_v2_ptds));
+  EXPECT_EQ(proc("cuLaunchKernel", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM),
+            reinterpret_cast<void *>(&cuLaunchKernel_ptsz));
+  EXPECT_EQ(proc("cuLaunchKernel", 12000, CU_GET_PROC_ADDRESS_DEFAULT),
+            reinterpret_cast<void *>(&cuLaunchKernel));
+  EXPECT_EQ(proc("cuCtxGetDevice", 12090, 0), reinterpret_cast<void *>(&cuCtxGetDevice));
+  EXPECT_EQ(proc("cuCtxGetDevice", 13000, 0), reinterpret_cast<void *>(&cuCtxGetDevice_v2));
+  EXPECT_EQ(proc("cuGetProcAddress", 11030, 0), reinterpret_cast<void *>(&cuGetProcAddress));
+  EXPECT_EQ(proc("cuGetProcAddress", 12000, 0), reinterpret_cast<void *>(&cuGetProcAddress_v2));
+}
+
+TEST_F(LoaderApi, ProcAddressReportsUnknownNames) {
+  CUresult R;
+  CUdriverProcAddressQueryResult S;
+  EXPECT_EQ(proc("cuNoSuchFunction", 13000, 0, &R, &S), nullptr);
+  EXPECT_EQ(R, CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(S, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+  EXPECT_EQ(proc("", 0, 0, &R, &S), nullptr);
+  EXPECT_EQ(R, CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(proc("cuGraphInstantiateWithParams", 11000, 0, &R, &S), nullptr);
+  EXPECT_EQ(S, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+  // Known but not implemented: the stub, which answers CUDA_ERROR_NOT_SUPPORTED.
+  void *P = proc("cuGraphCreate", 13000, 0, &R, &S);
+  EXPECT_EQ(R, CUDA_SUCCESS);
+  EXPECT_EQ(P, reinterpret_cast<void *>(&cuGraphCreate));
+  CUgraph G = nullptr;
+  EXPECT_EQ(cuGraphCreate(&G, 0), CUDA_ERROR_NOT_SUPPORTED);
+}
+
+const void *table(const char *Guid) {
+  CUuuid Id;
+  unsigned B[16];
+  EXPECT_EQ(std::sscanf(Guid, "%2x%2x%2x%2x-%2x%2x-%2x%2x-%2x%2x-%2x%2x%2x%2x%2x%2x", &B[0], &B[1],
+                        &B[2], &B[3], &B[4], &B[5], &B[6], &B[7], &B[8], &B[9], &B[10], &B[11],
+                        &B[12], &B[13], &B[14], &B[15]),
+            16);
+  for (int I = 0; I < 16; ++I)
+    Id.bytes[I] = char(B[I]);
+  const void *T = nullptr;
+  if (cuGetExportTable(&T, &Id) != CUDA_SUCCESS)
+    return nullptr;
+  return T;
+}
+
+TEST_F(LoaderApi, ExportTablesAndContextLocalStorage) {
+  EXPECT_EQ(table("f8cff951-2146-8b4e-b9e2-fb469e7c0dd9"), nullptr);
+  auto *Hooks = static_cast<const uintptr_t *>(table("a094798c-2e74-2e74-93f2-0800200c0a66"));
+  ASSERT_NE(Hooks, nullptr);
+  EXPECT_GE(Hooks[0], 56u);
+  void *Buf = nullptr;
+  size_t Size = 0;
+  reinterpret_cast<void (*)(void **, size_t *)>(Hooks[2])(&Buf, &Size);
+  ASSERT_NE(Buf, nullptr);
+  EXPECT_GT(Size, 0u);
+  for (const char *G :
+       {"42d85a81-23f6-cb47-8298-f6e78a3aecdc", "263e8860-7cd2-6143-92f6-bbd5006dfa7e",
+        "6bd5fb6c-5bf4-e74a-8987-d93912fd9df9"})
+    EXPECT_NE(table(G), nullptr) << G;
+
+  auto *Cudart = static_cast<void *const *>(table("6bd5fb6c-5bf4-e74a-8987-d93912fd9df9"));
+  CUcontext Primary = nullptr;
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUcontext *, CUdevice)>(Cudart[2])(&Primary, 0),
+            CUDA_SUCCESS);
+  auto *Cls = static_cast<void *const *>(table("c693336e-1121-df11-a8c3-68f355d89593"));
+  ASSERT_NE(Cls, nullptr);
+  using Put = CUresult (*)(CUcontext, void *, void *, void (*)(CUcontext, void *, void *));
+  using Del = CUresult (*)(CUcontext, void *);
+  using Get = CUresult (*)(void **, CUcontext, void *);
+  int Key = 0, Value = 0;
+  void *Out = nullptr;
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<Get>(Cls[2])(&Out, nullptr, &Key), CUDA_ERROR_INVALID_CONTEXT);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS); // before any retain, as cudart does
+  EXPECT_EQ(reinterpret_cast<Get>(Cls[2])(&Out, nullptr, &Key), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(reinterpret_cast<Put>(Cls[0])(nullptr, &Key, &Value, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<Get>(Cls[2])(&Out, Primary, &Key), CUDA_SUCCESS);
+  EXPECT_EQ(Out, &Value);
+  EXPECT_EQ(reinterpret_cast<Del>(Cls[1])(nullptr, &Key), CUDA_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<Get>(Cls[2])(&Out, nullptr, &Key), CUDA_ERROR_INVALID_HANDLE);
+  CUcontext Retained = nullptr;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Retained, 0), CUDA_SUCCESS);
+  EXPECT_EQ(Retained, Primary);
+}
+
+TEST_F(LoaderApi, IntegrityAnswerHashesTheDocumentedInputs) {
+  auto *T = static_cast<void *const *>(table("d4082055-bde6-704b-8d34-ba123c66e1f2"));
+  ASSERT_NE(T, nullptr);
+  auto Check = reinterpret_cast<CUresult (*)(uint32_t, uint64_t, uint64_t *)>(T[1]);
+  uint64_t Out[2] = {0, 0};
+  ASSERT_EQ(Check(13002, 1700000000, Out), CUDA_SUCCESS);
+  reptx::loader::IntegrityInputs In;
+  int Version = 0;
+  ASSERT_EQ(cuDriverGetVersion(&Version), CUDA_SUCCESS);
+  In.DriverVersion = uint32_t(Version);
+  In.Challenge = 13002;
+  In.ProcessId = uint32_t(getpid());
+  In.ThreadId = uint32_t(pthread_self());
+  In.CudartInterfaceTable =
+      reinterpret_cast<uint64_t>(table("6bd5fb6c-5bf4-e74a-8987-d93912fd9df9"));
+  In.IntegrityTable = reinterpret_cast<uint64_t>(T);
+  In.IntegrityFunction = reinterpret_cast<uint64_t>(T[1]);
+  In.UnixSeconds = 1700000000;
+  reptx::loader::DeviceIdentity D;
+  CUuuid U;
+  ASSERT_EQ(cuDeviceGetUuid_v2(&U, 0), CUDA_SUCCESS);
+  std::memcpy(D.Uuid.data(), U.bytes, 16);
+  ASSERT_EQ(cuDeviceGetAttribute(&D.PciDomain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, 0), 0);
+  ASSERT_EQ(cuDeviceGetAttribute(&D.PciBus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 0), 0);
+  ASSERT_EQ(cuDeviceGetAttribute(&D.PciDevice, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, 0), 0);
+  In.Devices.push_back(D);
+  std::array<uint64_t, 2> Expect = reptx::loader::integrityAnswer(In);
+  EXPECT_EQ(Out[0], Expect[0]);
+  EXPECT_EQ(Out[1], Expect[1]);
+  ASSERT_EQ(Check(13000, 1700000000, Out), CUDA_SUCCESS);
+  EXPECT_EQ(Out[0], 0x3341181C03CB675CULL);
+}
+
+// Hand-written PTX: parameters of mixed sizes so that the `extra` buffer layout matters.
+const char *Ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .global .align 4 .u32 bias = 7;
+.visible .entry axpb(.param .u64 out, .param .u32 a, .param .u64 x, .param .u32 n)
+{
+  .reg .pred %p;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [a];
+  ld.param.u64 %rd2, [x];
+  ld.param.u32 %r2, [n];
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %ctaid.x;
+  mov.u32 %r5, %ntid.x;
+  mad.lo.s32 %r3, %r4, %r5, %r3;
+  setp.ge.u32 %p, %r3, %r2;
+  @%p bra DONE;
+  ld.global.u32 %r6, [bias];
+  mul.wide.u32 %rd3, %r3, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  cvt.u64.u32 %rd5, %r3;
+  mul.lo.u64 %rd5, %rd5, %rd2;
+  cvt.u64.u32 %rd6, %r1;
+  add.u64 %rd5, %rd5, %rd6;
+  cvt.u64.u32 %rd6, %r6;
+  add.u64 %rd5, %rd5, %rd6;
+  st.global.u64 [%rd4], %rd5;
+DONE:
+  ret;
+}
+)";
+
+TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
+  CUcontext Ctx;
+  ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, Ptx), CUDA_SUCCESS);
+  CUfunction F;
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "axpb"), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleGetFunction(&F, M, "nope"), CUDA_ERROR_NOT_FOUND);
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "axpb"), CUDA_SUCCESS);
+  CUdeviceptr Bias;
+  size_t BiasSize = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Bias, &BiasSize, M, "bias"), CUDA_SUCCESS);
+  EXPECT_EQ(BiasSize, 4u);
+  uint32_t NewBias = 1000;
+  ASSERT_EQ(cuMemcpyHtoD_v2(Bias, &NewBias, 4), CUDA_SUCCESS);
+  const uint32_t N = 100;
+  CUdeviceptr Out;
+  ASSERT_EQ(cuMemAlloc_v2(&Out, N * 8), CUDA_SUCCESS);
+  uint64_t OutArg = Out, X = 3;
+  uint32_t A = 11, Count = N;
+  void *Params[] = {&OutArg, &A, &X, &Count};
+  ASSERT_EQ(cuLaunchKernel(F, 2, 1, 1, 64, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
+  std::vector<uint64_t> H(N);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out, N * 8), CUDA_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(H[I], uint64_t(I) * 3 + 11 + 1000) << I;
+  // The same launch with the arguments in one buffer, in the .param layout: out at 0, a at 8,
+  // x at 16, n at 24.
+  uint8_t Buffer[28] = {};
+  X = 5;
+  std::memcpy(Buffer + 0, &OutArg, 8);
+  std::memcpy(Buffer + 8, &A, 4);
+  std::memcpy(Buffer + 16, &X, 8);
+  std::memcpy(Buffer + 24, &Count, 4);
+  size_t BufferSize = sizeof(Buffer);
+  void *Extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, Buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &BufferSize,
+                   CU_LAUNCH_PARAM_END};
+  ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 128, 1, 1, 0, nullptr, nullptr, Extra), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out, N * 8), CUDA_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(H[I], uint64_t(I) * 5 + 11 + 1000) << I;
+  int Threads = 0;
+  ASSERT_EQ(cuFuncGetAttribute(&Threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, F), 0);
+  EXPECT_EQ(Threads, 1024);
+  ASSERT_EQ(cuMemFree_v2(Out), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
+}
+
+} // namespace
