@@ -8,10 +8,12 @@
 #include "DeviceLibrary.h"
 #include "WarpLayout.h"
 
+#include "reptx/ir/Intrinsics.h"
 #include "reptx/ir/Lift.h"
 
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -26,8 +28,8 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
-#include <mutex>
 #include <chrono>
+#include <mutex>
 #include <set>
 
 LLD_HAS_DRIVER(elf)
@@ -95,6 +97,37 @@ uint64_t threadCount(StringRef Dims) {
   return N;
 }
 
+// The sync scopes of lifted IR (ir/include/reptx/ir/Intrinsics.h) as AMDGPU's: a CTA is a
+// work-group; .gpu and .cluster (no clusters here: a cluster is one CTA) are the agent.
+void mapSyncScopes(Module &M) {
+  LLVMContext &Ctx = M.getContext();
+  SmallVector<StringRef, 8> Names;
+  Ctx.getSyncScopeNames(Names);
+  auto Map = [&](SyncScope::ID Id) -> SyncScope::ID {
+    if (Id >= Names.size())
+      return Id;
+    StringRef N = Names[Id];
+    if (N == ir::intrinsics::ScopeCta)
+      return Ctx.getOrInsertSyncScopeID("workgroup");
+    if (N == ir::intrinsics::ScopeGpu || N == ir::intrinsics::ScopeCluster)
+      return Ctx.getOrInsertSyncScopeID("agent");
+    return Id;
+  };
+  for (Function &F : M)
+    for (Instruction &I : instructions(F)) {
+      if (auto *X = dyn_cast<AtomicRMWInst>(&I))
+        X->setSyncScopeID(Map(X->getSyncScopeID()));
+      else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+        X->setSyncScopeID(Map(X->getSyncScopeID()));
+      else if (auto *X = dyn_cast<FenceInst>(&I))
+        X->setSyncScopeID(Map(X->getSyncScopeID()));
+      else if (auto *X = dyn_cast<LoadInst>(&I); X && X->isAtomic())
+        X->setSyncScopeID(Map(X->getSyncScopeID()));
+      else if (auto *X = dyn_cast<StoreInst>(&I); X && X->isAtomic())
+        X->setSyncScopeID(Map(X->getSyncScopeID()));
+    }
+}
+
 Error prepare(Module &M, TargetMachine &TM, const CompileOptions &Opts) {
   if (Opts.CodeObjectVersion < 4 || Opts.CodeObjectVersion > 6)
     return createStringError("code object version must be 4, 5 or 6");
@@ -107,6 +140,7 @@ Error prepare(Module &M, TargetMachine &TM, const CompileOptions &Opts) {
   if (Wave == 64 && Opts.Wave64 == CompileOptions::Wave64Mode::Single)
     if (Error E = lowerWave64Single(M))
       return E;
+  mapSyncScopes(M);
   if (Error E = defineIntrinsics(M))
     return E;
   for (Function &F : M) {

@@ -1,8 +1,8 @@
 // Atomics (PTX ISA 9.7.13.5-6): atom and red in the global, shared and generic spaces with add,
 // min, max, inc, dec, and, or, xor, exch and cas on 32/64-bit integers (cas also on 16 bits),
 // add on f32/f64, and add.noftz on f16, f16x2, bf16 and bf16x2.
-// Orderings map to LLVM's (.relaxed, the default, is monotonic); every PTX scope becomes LLVM's
-// default system scope, which is at least as strong as any of them.
+// Orderings map to LLVM's (.relaxed, the default, is monotonic); scopes to the sync scopes of
+// Intrinsics.h (.gpu when none is written).
 #include "Lifter.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -55,7 +55,7 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
     if (!V)
       return V.takeError();
     Value *Old = B.CreateAtomicRMW(AtomicRMWInst::FAdd, *Ptr, B.CreateBitCast(*V, VT),
-                                   Align(X2 ? 4 : 2), Order);
+                                   Align(X2 ? 4 : 2), Order, L.syncScope());
     return Red ? Error::success() : L.write(I.Ops[0], B.CreateBitCast(Old, BitsTy));
   }
   if (L.hasMod(".noftz"))
@@ -89,7 +89,7 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
         Order == AtomicOrdering::Acquire || Order == AtomicOrdering::AcquireRelease
             ? AtomicOrdering::Acquire
             : AtomicOrdering::Monotonic;
-    auto *X = B.CreateAtomicCmpXchg(*Ptr, *V, *C, A, Order, Failure);
+    auto *X = B.CreateAtomicCmpXchg(*Ptr, *V, *C, A, Order, Failure, L.syncScope());
     Old = B.CreateExtractValue(X, 0);
   } else {
     using BinOp = AtomicRMWInst::BinOp;
@@ -110,7 +110,7 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
                                  .Default(BinOp::BAD_BINOP);
     if (K == BinOp::BAD_BINOP || ((K == BinOp::UIncWrap || K == BinOp::UDecWrap) && T->Width != 32))
       return L.unsupported();
-    Old = B.CreateAtomicRMW(K, *Ptr, *V, A, Order);
+    Old = B.CreateAtomicRMW(K, *Ptr, *V, A, Order, L.syncScope());
   }
   if (Red)
     return Error::success();

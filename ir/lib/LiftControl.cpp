@@ -46,11 +46,17 @@ Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
     return Error::success();
   }
   if (Op == "membar" || (Op == "fence" && !L.hasMod(".proxy") && !L.hasMod(".mbarrier_init"))) {
-    // membar.{cta,gl,sys} and fence.{sc,acq_rel} (9.7.13.4). ir/ stays target-neutral, so every
-    // scope becomes a system-scope fence: correct for all of them, stronger than .cta/.gl need.
-    // membar is fence.sc; fence.acq_rel (and fence.acquire/.release) orders like acq_rel.
+    // membar.{cta,gl,sys} and fence.{sc,acq_rel} (9.7.13.4) with their scopes (Intrinsics.h,
+    // "Sync scopes"). membar is fence.sc; fence.acq_rel (and .acquire/.release) orders like
+    // acq_rel.
     bool Sc = Op == "membar" || L.hasMod(".sc");
-    B.CreateFence(Sc ? AtomicOrdering::SequentiallyConsistent : AtomicOrdering::AcquireRelease);
+    // membar.cta/.gl/.sys are the cta, gpu and system scopes; fence without a scope is .sys.
+    SyncScope::ID Scope = Op == "membar" ? (L.hasMod(".cta")  ? L.Ctx.getOrInsertSyncScopeID("cta")
+                                            : L.hasMod(".gl") ? L.Ctx.getOrInsertSyncScopeID("gpu")
+                                                              : SyncScope::System)
+                                         : L.syncScope("sys");
+    B.CreateFence(Sc ? AtomicOrdering::SequentiallyConsistent : AtomicOrdering::AcquireRelease,
+                  Scope);
     return Error::success();
   }
   if (Op == "bar" && L.hasMod(".warp"))

@@ -1,7 +1,7 @@
 // Memory instructions (PTX ISA 9.7.9.8-9.7.9.10, 9.7.9.20): ld, ldu and st in the global, shared,
 // local, const, param and generic state spaces with .v2/.v4 vectors, and cvta between generic
 // and specific addresses. Cache operators and eviction hints only affect performance and are
-// ignored; memory-model qualifiers other than .weak/.volatile come later.
+// ignored; .relaxed/.acquire/.release/.mmio are atomic accesses; .nc and ldu are invariant loads.
 #include "Lifter.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -52,10 +52,15 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
   if (Op != "ld" && Op != "st" && Op != "ldu")
     return L.unsupported();
 
-  for (StringRef M : I.Mods)
-    if (M == ".relaxed" || M == ".acquire" || M == ".release" || M == ".mmio" ||
-        M.starts_with(".L2::cache_hint"))
-      return L.unsupported("memory-model qualifiers are not supported yet");
+  // Memory-model qualifiers (PTX ISA 8.4): ld.relaxed/.acquire and st.relaxed/.release with a
+  // scope are atomic loads and stores of that ordering and scope; .mmio is a relaxed .sys access.
+  AtomicOrdering Order = AtomicOrdering::NotAtomic;
+  if (L.hasMod(".relaxed") || L.hasMod(".mmio"))
+    Order = AtomicOrdering::Monotonic;
+  else if (L.hasMod(".acquire"))
+    Order = AtomicOrdering::Acquire;
+  else if (L.hasMod(".release"))
+    Order = AtomicOrdering::Release;
   auto T = L.type();
   if (!T)
     return T.takeError();
@@ -93,11 +98,25 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
         V = B.CreateInsertElement(V, *X, K);
       }
     }
-    B.CreateAlignedStore(V, *Ptr, A, Volatile);
+    StoreInst *St = B.CreateAlignedStore(V, *Ptr, A, Volatile);
+    if (Order != AtomicOrdering::NotAtomic) {
+      if (Vec != 1 || Order == AtomicOrdering::Acquire)
+        return L.unsupported("this ordered store");
+      St->setAtomic(Order, L.hasMod(".mmio") ? SyncScope::System : L.syncScope("sys"));
+    }
     return Error::success();
   }
   Type *LoadTy = Vec == 1 ? ElemTy : FixedVectorType::get(ElemTy, Vec);
-  Value *V = B.CreateAlignedLoad(LoadTy, *Ptr, A, Volatile);
+  LoadInst *V = B.CreateAlignedLoad(LoadTy, *Ptr, A, Volatile);
+  if (Order != AtomicOrdering::NotAtomic) {
+    if (Vec != 1 || Order == AtomicOrdering::Release)
+      return L.unsupported("this ordered load");
+    V->setAtomic(Order, L.hasMod(".mmio") ? SyncScope::System : L.syncScope("sys"));
+  } else if (!Volatile && AS == GlobalAS && (Op == "ldu" || L.hasMod(".nc"))) {
+    // ld.global.nc and ldu read memory that stays unchanged while the kernel runs (PTX ISA
+    // 9.7.9.9/10): the load may move across stores.
+    V->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(L.Ctx, {}));
+  }
   // A narrow integer load into a wider register is zero- or sign-extended by its type.
   for (unsigned K = 0; K < Vec; ++K) {
     Value *X = Vec == 1 ? V : B.CreateExtractElement(V, K);

@@ -51,6 +51,14 @@ std::optional<PtxType> parseType(StringRef S) {
   return PtxType{K, W};
 }
 
+// Shared arrays of 16 bytes or more are placed on 16-byte boundaries whatever their declared
+// alignment, so that the backend can merge neighbouring accesses into 64- and 128-bit LDS
+// instructions (the PTX alignment is a minimum).
+static uint64_t sharedAlignment(uint64_t Declared, uint64_t Size) {
+  uint64_t A = Declared ? Declared : 4;
+  return Size >= 16 ? std::max<uint64_t>(A, 16) : A;
+}
+
 Expected<uint64_t> variableSize(const ptx::VarDecl &D) {
   auto T = parseType(D.Type);
   if (!T || T->K == PtxType::Pred)
@@ -443,7 +451,8 @@ Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
       M, Ty, /*isConstant=*/false,
       Extern || HostVisible ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
       Extern ? nullptr : Init, Sym, nullptr, GlobalValue::NotThreadLocal, AS);
-  GV->setAlignment(Align(D.Align ? D.Align : 4));
+  GV->setAlignment(
+      Align(AS == SharedAS ? sharedAlignment(D.Align, *Size) : (D.Align ? D.Align : 4)));
   return GV;
 }
 
@@ -640,7 +649,7 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage, PoisonValue::get(Ty),
                                   (F.Name + "." + D.Name).str(), nullptr,
                                   GlobalValue::NotThreadLocal, SharedAS);
-    GV->setAlignment(Align(D.Align ? D.Align : 4));
+    GV->setAlignment(Align(sharedAlignment(D.Align, *Size)));
     LocalVars[D.Name] = GV;
     return Error::success();
   }
@@ -664,6 +673,16 @@ Function *FunctionLifter::ptxFunction(StringRef Name) const {
 bool FunctionLifter::isRegister(ptx::Symbol Name) const {
   StringRef Prefix = Name.rtrim("0123456789");
   return Regs.count(Name) || (Prefix.size() != Name.size() && RegRanges.count(Prefix));
+}
+
+SyncScope::ID FunctionLifter::syncScope(StringRef Default) const {
+  StringRef Scope = Default;
+  for (StringRef Mod : Cur->Mods)
+    if (Mod == ".cta" || Mod == ".cluster" || Mod == ".gpu" || Mod == ".sys")
+      Scope = Mod.drop_front();
+  if (Scope == "sys" || Scope.empty())
+    return SyncScope::System;
+  return Ctx.getOrInsertSyncScopeID(Scope);
 }
 
 Value *FunctionLifter::carryFlag() {

@@ -87,6 +87,9 @@ public:
   /// PTX flush-to-zero (.ftz, PTX ISA 9.7.3): a subnormal input or result becomes a zero of the
   /// same sign.
   llvm::Value *flushSubnormal(llvm::Value *V);
+  /// The LLVM sync scope of the current instruction's PTX scope (.cta, .cluster, .gpu, .sys;
+  /// Intrinsics.h, "Sync scopes"): Default when it names none.
+  llvm::SyncScope::ID syncScope(llvm::StringRef Default = "gpu") const;
   /// The slot of the carry flag CC.CF (i1) of carry chains (PTX ISA 9.7.2), created on first use.
   llvm::Value *carryFlag();
   /// PTX .sat on floats: clamp to [0.0, 1.0], NaN becomes +0.0.

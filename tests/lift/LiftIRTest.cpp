@@ -119,11 +119,11 @@ TEST(LiftIR, AtomicsOrderingAndWrap) {
                            "atom.global.max.s32 %r4, [%rd1], %r5;");
   EXPECT_IR_HAS(S, "atomicrmw uinc_wrap ptr addrspace(1)");
   EXPECT_IR_HAS(S, "atomicrmw udec_wrap ptr addrspace(3)");
-  EXPECT_IR_HAS(S, "i32 9 acquire");
+  EXPECT_IR_HAS(S, "i32 9 syncscope(\"gpu\") acquire");
   EXPECT_IR_HAS(S, "atomicrmw fadd ptr addrspace(1)");
   EXPECT_IR_HAS(S, "release");
   EXPECT_IR_HAS(S, "cmpxchg ptr %");
-  EXPECT_IR_HAS(S, "acq_rel acquire");
+  EXPECT_IR_HAS(S, "syncscope(\"gpu\") acq_rel acquire"); // no scope written: .gpu
   EXPECT_IR_HAS(S, "atomicrmw max ptr addrspace(1)");
   EXPECT_IR_HAS(S, "monotonic");
 }
@@ -428,10 +428,23 @@ TEST(LiftIR, CopysignTakesTheSignOfTheFirstSource) {
 }
 
 TEST(LiftIR, MembarAndFenceBecomeFences) {
-  EXPECT_IR_HAS(liftedIR("membar.gl;"), "fence seq_cst");
-  EXPECT_IR_HAS(liftedIR("membar.cta;"), "fence seq_cst");
-  EXPECT_IR_HAS(liftedIR("fence.sc.gpu;"), "fence seq_cst");
+  EXPECT_IR_HAS(liftedIR("membar.gl;"), "fence syncscope(\"gpu\") seq_cst");
+  EXPECT_IR_HAS(liftedIR("membar.cta;"), "fence syncscope(\"cta\") seq_cst");
+  EXPECT_IR_HAS(liftedIR("membar.sys;"), "fence seq_cst");
+  EXPECT_IR_HAS(liftedIR("fence.sc.gpu;"), "fence syncscope(\"gpu\") seq_cst");
   EXPECT_IR_HAS(liftedIR("fence.acq_rel.sys;"), "fence acq_rel");
+}
+
+TEST(LiftIR, OrderedAndInvariantLoads) {
+  std::string S = liftedIR("ld.relaxed.gpu.global.u32 %r1, [%rd1];\n"
+                           "ld.acquire.cta.shared.u32 %r2, [%r3];\n"
+                           "st.release.sys.global.u32 [%rd1], %r2;\n"
+                           "ld.global.nc.u32 %r4, [%rd2];\nld.global.u32 %r5, [%rd2];");
+  EXPECT_IR_HAS(S, "load atomic i32, ptr addrspace(1) %");
+  EXPECT_IR_HAS(S, "syncscope(\"gpu\") monotonic");
+  EXPECT_IR_HAS(S, "syncscope(\"cta\") acquire");
+  EXPECT_IR_HAS(S, "store atomic i32");
+  EXPECT_IR_HAS(S, "!invariant.load");
 }
 
 TEST(LiftIR, CarryChainsKeepTheCarryFlagInOneSlot) {

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #define LINE_FMT                                                                                   \
-  "[%d,%d] d=%d u=%u x=%x ld=%ld lld=%lld f=%f e=%e g=%g s=%s c=%c p=%p w=[%5.2f] l=[%-8d] "      \
+  "[%d,%d] d=%d u=%u x=%x ld=%ld lld=%lld f=%f e=%e g=%g s=%s c=%c p=%p w=[%5.2f] l=[%-8d] "       \
   "z=[%05d] %%\n"
 
 __device__ float fvalue(int t) { return t * 0.25f - 3.0f; }
@@ -79,8 +79,8 @@ int main() {
   for (int t = 0; t < n; ++t) {
     int want0 = 16, want1 = t % threads == 0 ? 2 : -1;
     if (ret[2 * t] != want0 || ret[2 * t + 1] != want1) {
-      std::printf("FAIL: thread %d: printf returned %d and %d, expected %d and %d\n", t,
-                  ret[2 * t], ret[2 * t + 1], want0, want1);
+      std::printf("FAIL: thread %d: printf returned %d and %d, expected %d and %d\n", t, ret[2 * t],
+                  ret[2 * t + 1], want0, want1);
       return 1;
     }
   }

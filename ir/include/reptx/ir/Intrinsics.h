@@ -61,6 +61,13 @@ inline constexpr llvm::StringLiteral BarrierArrive = "reptx.barrier.arrive";
 inline constexpr llvm::StringLiteral BarrierRed = "reptx.barrier.red";
 inline constexpr llvm::StringLiteral BarrierInit = "reptx.barrier.init";
 
+// Sync scopes: atomics, fences and ordered loads/stores carry PTX's scope as an LLVM sync scope
+// named "cta", "cluster" or "gpu" (.sys is LLVM's system scope); a backend maps them to its own
+// (AMDGPU: workgroup, agent, agent). An atom without a scope is .gpu (PTX ISA 8.5).
+inline constexpr llvm::StringLiteral ScopeCta = "cta";
+inline constexpr llvm::StringLiteral ScopeCluster = "cluster";
+inline constexpr llvm::StringLiteral ScopeGpu = "gpu";
+
 // `void @reptx.assertfail()`: CUDA's device-side assert failed (the `__assertfail` system call):
 // the kernel stops with an error. Does not return. Before it, the lifter prints CUDA's assertion
 // message through @reptx.vprintf (below) with AssertFormat and the arguments file, line,
