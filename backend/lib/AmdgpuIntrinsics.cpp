@@ -29,7 +29,7 @@ Value *dispatchField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
 
 } // namespace
 
-Error defineIntrinsics(Module &M) {
+Error defineIntrinsics(Module &M, unsigned CodeObjectVersion) {
   for (Function &F : M) {
     StringRef Name = F.getName();
     if (!Name.starts_with("reptx.") || !F.isDeclaration())
@@ -86,6 +86,15 @@ Error defineIntrinsics(Module &M) {
       } else if (Reg == "ntid") {
         F.setMemoryEffects(MemoryEffects::readOnly());
         V = B.CreateZExt(dispatchField(B, 4 + 2 * D, B.getInt16Ty()), B.getInt32Ty());
+      } else if (Reg == "nctaid" && CodeObjectVersion >= 5) {
+        // Code object v5+: hidden_block_count_x/y/z, the first implicit kernel arguments
+        // (AMDGPUUsage, "Code Object V5 Metadata"), filled by the runtime.
+        F.setMemoryEffects(MemoryEffects::readOnly());
+        Value *Implicit = B.CreateIntrinsic(Intrinsic::amdgcn_implicitarg_ptr, {});
+        Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Implicit, 4 * D);
+        LoadInst *LI = B.CreateAlignedLoad(B.getInt32Ty(), Field, Align(4));
+        LI->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+        V = LI;
       } else if (Reg == "nctaid") {
         F.setMemoryEffects(MemoryEffects::readOnly());
         // The packet holds the grid in work-items; a partial last work-group still counts.

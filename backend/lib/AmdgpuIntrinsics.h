@@ -7,6 +7,6 @@
 namespace reptx::backend {
 
 /// Gives every declared reptx intrinsic of M an internal, always-inlined AMDGPU body.
-llvm::Error defineIntrinsics(llvm::Module &M);
+llvm::Error defineIntrinsics(llvm::Module &M, unsigned CodeObjectVersion);
 
 } // namespace reptx::backend

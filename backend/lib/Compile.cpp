@@ -141,7 +141,7 @@ Error prepare(Module &M, TargetMachine &TM, const CompileOptions &Opts) {
     if (Error E = lowerWave64Single(M))
       return E;
   mapSyncScopes(M);
-  if (Error E = defineIntrinsics(M))
+  if (Error E = defineIntrinsics(M, Opts.CodeObjectVersion))
     return E;
   for (Function &F : M) {
     if (!F.hasFnAttribute(ir::KernelAttr))

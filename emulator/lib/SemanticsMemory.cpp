@@ -349,7 +349,8 @@ template <unsigned Bytes, bool SignExtend, bool Hi> Step dsReadD16(Wave &W, cons
   return Step::Next;
 }
 
-template <unsigned Bytes> Step dsWrite(Wave &W, const Inst &I) {
+// ds_write_*; HighHalf: the *_d16_hi forms store from bits 16-31 of the data VGPR.
+template <unsigned Bytes, bool HighHalf = false> Step dsWrite(Wave &W, const Inst &I) {
   if (!holds(I.Ops[1], Bytes))
     return widthFault(W);
   unsigned Data = W.vgprIndex(I.Ops[1]);
@@ -360,7 +361,7 @@ template <unsigned Bytes> Step dsWrite(Wave &W, const Inst &I) {
     if (!P)
       return ldsFault(W, A, Bytes, true, L);
     if constexpr (Bytes < 4) {
-      u32 V = W.vcol(Data)[L];
+      u32 V = W.vcol(Data)[L] >> (HighHalf ? 16 : 0);
       std::memcpy(P, &V, Bytes);
     } else {
       for (unsigned D = 0; D < Bytes / 4; ++D)
@@ -624,6 +625,10 @@ void addMemoryOps(TableBuilder &T) {
   T.add(custom("ds_read_u16_d16_hi", &dsReadD16<2, false, true>, 2));
   T.add(custom("ds_write_b8", &dsWrite<1>, 2));
   T.add(custom("ds_write_b16", &dsWrite<2>, 2));
+  T.add(custom("ds_write_b8_d16_hi", &dsWrite<1, true>, 2));
+  T.add(custom("ds_write_b16_d16_hi", &dsWrite<2, true>, 2));
+  T.alias("ds_store_b8_d16_hi", "ds_write_b8_d16_hi");
+  T.alias("ds_store_b16_d16_hi", "ds_write_b16_d16_hi");
   T.add(custom("ds_write_b32", &dsWrite<4>, 2));
   T.add(custom("ds_write_b64", &dsWrite<8>, 2));
   T.add(custom("ds_write_b96", &dsWrite<12>, 2));

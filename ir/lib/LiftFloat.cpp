@@ -87,6 +87,15 @@ Error liftFloat(FunctionLifter &L, const ptx::Instruction &I) {
     Value *R = Op == "abs" ? B.CreateUnaryIntrinsic(Intrinsic::fabs, *A) : B.CreateFNeg(*A);
     return Result(R);
   }
+  if (Op == "tanh") {
+    // tanh.approx.f32 (9.7.3.17, sm_75+): the only form; relative error within 2^-11.
+    auto A = Src(1);
+    if (!A)
+      return A.takeError();
+    if (!L.hasMod(".approx") || !Ty->isFloatTy())
+      return L.unsupported();
+    return Result(tanhApproxF32(B, *A));
+  }
   if (Op == "sqrt" || Op == "rcp" || Op == "rsqrt" || Op == "lg2" || Op == "ex2" || Op == "sin" ||
       Op == "cos") {
     auto A = Src(1);

@@ -18,6 +18,29 @@ using namespace llvm;
 
 namespace reptx::ir {
 
+Value *tanhApproxF32(IRBuilder<> &B, Value *X) {
+  Type *T = X->getType();
+  auto C = [&](double V) { return ConstantFP::get(T, V); };
+  Value *X2v = B.CreateFMul(X, X);
+  Value *P = C(62.0 / 2835.0);
+  P = B.CreateFAdd(B.CreateFMul(P, X2v), C(-17.0 / 315.0));
+  P = B.CreateFAdd(B.CreateFMul(P, X2v), C(2.0 / 15.0));
+  P = B.CreateFAdd(B.CreateFMul(P, X2v), C(-1.0 / 3.0));
+  Value *Small = B.CreateFAdd(X, B.CreateFMul(B.CreateFMul(X, X2v), P));
+  Value *Ax = B.CreateUnaryIntrinsic(Intrinsic::fabs, X);
+  FastMathFlags FMF;
+  FMF.setApproxFunc();
+  B.setFastMathFlags(FMF);
+  Value *E =
+      B.CreateUnaryIntrinsic(Intrinsic::exp2, B.CreateFMul(Ax, C(2.0 * std::numbers::log2e)));
+  Value *Q = B.CreateFDiv(C(2.0), B.CreateFAdd(E, C(1.0)));
+  B.clearFastMathFlags();
+  Value *Large = B.CreateBinaryIntrinsic(Intrinsic::copysign, B.CreateFSub(C(1.0), Q), X);
+  // tanh has the sign of x, -0 included (x + x^3 p would give +0 for -0).
+  return B.CreateBinaryIntrinsic(Intrinsic::copysign,
+                                 B.CreateSelect(B.CreateFCmpOLT(Ax, C(0.55)), Small, Large), X);
+}
+
 namespace {
 
 class HalfLifter {
@@ -178,26 +201,8 @@ Error HalfLifter::minMax(StringRef Op) {
 // tanh on f32 to well within the f16/bf16 approximations' error (PTX ISA 9.7.4.9 gives 2^-10.987
 // absolute for f16): an odd Taylor polynomial for |x| < 0.55 (error < 2^-15 relative), and
 // 1 - 2/(e^(2|x|) + 1) with the sign of x above (no cancellation there).
-Value *HalfLifter::tanhF32(Value *X) {
-  Type *T = X->getType();
-  auto C = [&](double V) { return ConstantFP::get(T, V); };
-  Value *X2v = B.CreateFMul(X, X);
-  Value *P = C(62.0 / 2835.0);
-  P = B.CreateFAdd(B.CreateFMul(P, X2v), C(-17.0 / 315.0));
-  P = B.CreateFAdd(B.CreateFMul(P, X2v), C(2.0 / 15.0));
-  P = B.CreateFAdd(B.CreateFMul(P, X2v), C(-1.0 / 3.0));
-  Value *Small = B.CreateFAdd(X, B.CreateFMul(B.CreateFMul(X, X2v), P));
-  Value *Ax = B.CreateUnaryIntrinsic(Intrinsic::fabs, X);
-  FastMathFlags FMF;
-  FMF.setApproxFunc();
-  B.setFastMathFlags(FMF);
-  Value *E =
-      B.CreateUnaryIntrinsic(Intrinsic::exp2, B.CreateFMul(Ax, C(2.0 * std::numbers::log2e)));
-  Value *Q = B.CreateFDiv(C(2.0), B.CreateFAdd(E, C(1.0)));
-  B.clearFastMathFlags();
-  Value *Large = B.CreateBinaryIntrinsic(Intrinsic::copysign, B.CreateFSub(C(1.0), Q), X);
-  return B.CreateSelect(B.CreateFCmpOLT(Ax, C(0.55)), Small, Large);
-}
+Value *HalfLifter::tanhF32(Value *X) { return tanhApproxF32(B, X); }
+
 
 Error HalfLifter::approx(StringRef Op) {
   // ex2.approx and tanh.approx (9.7.4.8/9): computed on f32 (the f32 approximation's error is

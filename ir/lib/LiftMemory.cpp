@@ -49,6 +49,8 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
     P = B.CreateAddrSpaceCast(P, PointerType::get(L.Ctx, Dest));
     return L.write(I.Ops[0], B.CreatePtrToInt(P, Ty));
   }
+  if (Op == "cp")
+    return liftCpAsync(L, I);
   if (Op != "ld" && Op != "st" && Op != "ldu")
     return L.unsupported();
 

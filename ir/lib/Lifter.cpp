@@ -685,6 +685,17 @@ SyncScope::ID FunctionLifter::syncScope(StringRef Default) const {
   return Ctx.getOrInsertSyncScopeID(Scope);
 }
 
+Type *FunctionLifter::registerType(ptx::Symbol Name) {
+  if (!isRegister(Name))
+    return nullptr;
+  auto R = reg(Name);
+  if (!R) {
+    consumeError(R.takeError());
+    return nullptr;
+  }
+  return (*R)->Ty;
+}
+
 Value *FunctionLifter::carryFlag() {
   if (!CarryFlag) {
     IRBuilder<> EB(Entry, Entry->begin());

@@ -74,6 +74,8 @@ public:
   llvm::Function *ptxFunction(llvm::StringRef Name) const;
   /// Whether Name is a register of the function being lifted.
   bool isRegister(ptx::Symbol Name) const;
+  /// The LLVM type of register Name (i1 for .pred), or null when it is not a register.
+  llvm::Type *registerType(ptx::Symbol Name);
   llvm::Module &module() const { return M; }
   bool isKernel() const { return F.IsEntry; }
 
@@ -155,6 +157,10 @@ llvm::Value *warpSpecialRegister(FunctionLifter &L, llvm::StringRef Name);
 /// %clock, %clock64, %globaltimer, %smid, %nsmid, %gridid, %dynamic_smem_size, %total_smem_size,
 /// %envregN, %pmN (LiftSpecial.cpp); null for other names.
 llvm::Value *otherSpecialRegister(FunctionLifter &L, llvm::StringRef Name);
+/// cp.async (LiftAsyncCopy.cpp).
+llvm::Error liftCpAsync(FunctionLifter &L, const ptx::Instruction &I);
+/// tanh.approx on f32 (LiftHalf.cpp): within the 2^-11 relative error PTX allows.
+llvm::Value *tanhApproxF32(llvm::IRBuilder<> &B, llvm::Value *X);
 /// bar/barrier .sync .arrive .red with ids and thread counts (LiftBarrier.cpp).
 llvm::Error liftBarrier(FunctionLifter &L, const ptx::Instruction &I);
 /// call (LiftCall.cpp) and the LLVM type of a lifted .func: one local-space pointer per return

@@ -6,6 +6,8 @@
 
 #include "kernels/int_ext_ref.h"
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -266,6 +268,60 @@ TEST_P(LiftExecMore, NamedBarriersAndBarrierReductions) {
         EXPECT_EQ(O[4], OddHigh) << "bar.red.popc 3, 64";
       }
     }
+  }
+}
+
+} // namespace
+
+namespace {
+
+TEST_P(LiftExecMore, AsyncCopiesAndTanh) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("async_copy"));
+  const unsigned Blocks = 2, Threads = 64, N = Blocks * Threads;
+  std::vector<uint8_t> Src(N * 32);
+  std::mt19937 Rng(8);
+  for (uint8_t &B : Src)
+    B = uint8_t(Rng() % 255 + 1); // never 0, so that zero fill is visible
+  std::vector<float> X(N);
+  for (unsigned I = 0; I < N; ++I)
+    X[I] = I % 8 == 0 ? (I % 16 == 0 ? 0.0f : -0.0f) : (float(int(Rng() % 4001) - 2000) / 150.0f);
+  X[1] = 1e-20f;
+  X[2] = -30.0f;
+  X[3] = 0.54f;
+  X[5] = 0.56f;
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DS, Dev.allocateArray<uint8_t>(Src, "src"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * 28, "out"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DX, Dev.allocateArray<float>(X, "x"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DY, Dev.allocate(N * 4, "y"));
+  auto P = DispatchParams::blocks("async_copy", {Blocks, 1, 1}, {Threads, 1, 1},
+                                  KernargBuilder()
+                                      .addPointer(DS)
+                                      .addPointer(DO)
+                                      .addPointer(DX)
+                                      .addPointer(DY)
+                                      .add(int(N))
+                                      .take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint8_t>(DO, N * 28));
+  LIFT_ASSERT_OK_AND_ASSIGN(Y, Dev.readArray<float>(DY, N));
+  for (unsigned I = 0; I < N; ++I) {
+    unsigned T = I % Threads, SrcSize = T % 17;
+    for (unsigned K = 0; K < 28; ++K) {
+      uint8_t Want = K < 16   ? (K < SrcSize ? Src[I * 32 + K] : 0) // cg 16 with src-size
+                     : K < 24 ? Src[I * 32 + K]                     // ca 8
+                              : ((T & 1) ? 0 : Src[I * 32 + K]);    // ca 4, ignore-src when odd
+      ASSERT_EQ(Out[I * 28 + K], Want) << "thread " << I << " byte " << K;
+    }
+    // tanh.approx.f32: relative error within 2^-11 (PTX ISA 9.7.3.17); tanh(+-0) = +-0.
+    double Ref = std::tanh(double(X[I]));
+    if (X[I] == 0.0f)
+      EXPECT_EQ(std::bit_cast<uint32_t>(Y[I]), std::bit_cast<uint32_t>(X[I]))
+          << "tanh(" << X[I] << ")";
+    else
+      EXPECT_LE(std::fabs(double(Y[I]) - Ref), std::ldexp(std::fabs(Ref), -11))
+          << "tanh(" << X[I] << ") = " << Y[I] << ", want " << Ref;
   }
 }
 
