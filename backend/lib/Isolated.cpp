@@ -293,8 +293,32 @@ Expected<WorkerRun> runWorker(const std::string &Worker, const Request &Q, unsig
   std::string Parent = std::to_string(::getpid());
   char *Argv[] = {const_cast<char *>(Worker.c_str()), const_cast<char *>("--parent-pid"),
                   Parent.data(), nullptr};
+  // The worker gets this process's environment without the sanitizer runtimes in LD_PRELOAD: a
+  // host program that loads the instrumented libcuda.so.1 preloads libclang_rt.asan (`reptx run`
+  // in sanitizer builds), which the worker, linked with its own static runtime, refuses.
+  std::vector<std::string> EnvStore;
+  std::vector<char *> Env;
+  for (char **E = environ; *E; ++E) {
+    StringRef Var(*E);
+    if (!Var.starts_with("LD_PRELOAD=")) {
+      Env.push_back(*E);
+      continue;
+    }
+    SmallVector<StringRef, 4> Parts;
+    Var.drop_front(strlen("LD_PRELOAD=")).split(Parts, ':', -1, /*KeepEmpty=*/false);
+    std::string Kept;
+    for (StringRef Lib : Parts)
+      if (!sys::path::filename(Lib).starts_with("libclang_rt.asan") &&
+          !sys::path::filename(Lib).starts_with("libclang_rt.ubsan"))
+        Kept += (Kept.empty() ? "" : ":") + Lib.str();
+    if (!Kept.empty())
+      EnvStore.push_back("LD_PRELOAD=" + Kept);
+  }
+  for (std::string &S : EnvStore)
+    Env.push_back(S.data());
+  Env.push_back(nullptr);
   pid_t Pid = -1;
-  int Err = ::posix_spawn(&Pid, Worker.c_str(), &FA, nullptr, Argv, environ);
+  int Err = ::posix_spawn(&Pid, Worker.c_str(), &FA, nullptr, Argv, Env.data());
   posix_spawn_file_actions_destroy(&FA);
   if (Err != 0)
     return createStringError(std::error_code(Err, std::generic_category()),

@@ -27,6 +27,17 @@ Expected<uint64_t> Memory::allocate(uint64_t Size, StringRef Label, bool ReadOnl
   if (Size > MaxAllocation)
     return makeError("device allocation of " + Twine(Size) + " bytes exceeds the emulator's " +
                      Twine(MaxAllocation) + "-byte limit");
+  // Host memory mapped at its own address (mapHost) may lie in the way: skip past it.
+  for (;;) {
+    auto It = Allocations.upper_bound(Next + Size + GuardGap);
+    if (It == Allocations.begin())
+      break;
+    --It;
+    uint64_t End = It->first + It->second.Size + GuardGap;
+    if (End <= Next)
+      break;
+    Next = (End + Granule - 1) / Granule * Granule;
+  }
   Allocation A;
   A.Base = Next;
   A.Size = Size;
@@ -38,6 +49,27 @@ Expected<uint64_t> Memory::allocate(uint64_t Size, StringRef Label, bool ReadOnl
     return makeError("out of host memory for a device allocation of " + Twine(Size) + " bytes");
   Next += (Size + GuardGap + Granule - 1) / Granule * Granule;
   uint64_t Base = A.Base;
+  Allocations.emplace(Base, std::move(A));
+  return Base;
+}
+
+Expected<uint64_t> Memory::mapHost(void *Host, uint64_t Size, StringRef Label) {
+  uint64_t Base = reinterpret_cast<uintptr_t>(Host);
+  if (!Host || Size == 0 || Size > MaxAllocation || Base + Size >= SharedApertureBase)
+    return makeError("cannot map " + Twine(Size) + " bytes of host memory at " +
+                     formatv("{0:x}", Base).str());
+  // No overlap with an allocation (or its guard space).
+  auto It = Allocations.upper_bound(Base + Size + GuardGap);
+  if (It != Allocations.begin() &&
+      std::prev(It)->first + std::prev(It)->second.Size + GuardGap > Base)
+    return makeError("host memory at " + formatv("{0:x}", Base).str() +
+                     " overlaps a device allocation");
+  Allocation A;
+  A.Base = Base;
+  A.Size = Size;
+  A.Label = Label.str();
+  A.Data = std::unique_ptr<uint8_t[], AllocationDeleter>(static_cast<uint8_t *>(Host),
+                                                         AllocationDeleter{false});
   Allocations.emplace(Base, std::move(A));
   return Base;
 }

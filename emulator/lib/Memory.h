@@ -19,18 +19,30 @@ constexpr uint64_t SharedApertureBase = 0x0001000000000000ull;
 constexpr uint64_t PrivateApertureBase = 0x0002000000000000ull;
 constexpr uint64_t ApertureSize = 0x100000000ull;
 
+/// Frees an allocation's bytes unless they belong to the host (Memory::mapHost).
+struct AllocationDeleter {
+  bool Owned = true;
+  void operator()(uint8_t *P) const {
+    if (Owned)
+      delete[] P;
+  }
+};
+
 class Memory {
 public:
   struct Allocation {
     uint64_t Base = 0;
     uint64_t Size = 0;
-    std::unique_ptr<uint8_t[]> Data;
+    std::unique_ptr<uint8_t[], AllocationDeleter> Data;
     std::string Label;
     bool ReadOnly = false; // code objects and kernarg segments
   };
 
   llvm::Expected<uint64_t> allocate(uint64_t Size, llvm::StringRef Label, bool ReadOnly = false);
   llvm::Error release(uint64_t Base);
+  // Makes host memory [Host, Host + Size) an allocation at the device address equal to the host
+  // address (the caller keeps ownership): memory that host code and kernels both dereference.
+  llvm::Expected<uint64_t> mapHost(void *Host, uint64_t Size, llvm::StringRef Label);
 
   // Host pointer for [Address, Address + Size) when it lies inside one allocation (and the
   // allocation is writable for a write), else null.

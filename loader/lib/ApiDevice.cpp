@@ -101,6 +101,11 @@ int attribute(const Device &D, int A) {
   case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED:
   case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
     return 1;
+  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+    // The emulator's managed memory is host memory mapped at the same device address
+    // (EmulatorBackend::allocateManaged). No concurrent access: the host touches it between
+    // launches, which the emulator's synchronous launches guarantee.
+    return B.kind() == "emulator" ? 1 : 0;
   case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH:
     return 131072;
   case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH:

@@ -194,6 +194,66 @@ CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Ptr, size_t Bytes, CUstream S) {
 CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream) { return cuMemFree_v2(Ptr); }
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr Ptr, CUstream S) { return cuMemFreeAsync(Ptr, S); }
 
+// Managed memory (CUDA C++ Programming Guide, "Unified Memory"): on the emulator, host memory
+// mapped into the device's address space at its own address, so the host dereferences the
+// pointer cudaMallocManaged returns and kernels use it as device memory. Released by cuMemFree.
+// Prefetches and advice have nothing to move: they only check their arguments.
+CUresult cuMemAllocManaged(CUdeviceptr *Ptr, size_t Bytes, unsigned int Flags) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (!Ptr || Bytes == 0 || (Flags != CU_MEM_ATTACH_GLOBAL && Flags != CU_MEM_ATTACH_HOST))
+    return CUDA_ERROR_INVALID_VALUE;
+  auto A = C->Dev->Backend->allocateManaged(Bytes);
+  if (!A) {
+    log().warn("cuMemAllocManaged({}): {}", Bytes, llvm::toString(A.takeError()));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  *Ptr = *A;
+  log().trace("cuMemAllocManaged({}) -> {:#x}", Bytes, *A);
+  return CUDA_SUCCESS;
+}
+
+namespace {
+CUresult checkManagedRange(CUdeviceptr Ptr, size_t Count) {
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  uint64_t Base, Size;
+  if (!C->Dev->Backend->findAllocation(Ptr, Base, Size) || Ptr - Base + Count > Size)
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+} // namespace
+
+CUresult cuMemPrefetchAsync(CUdeviceptr Ptr, size_t Count, CUdevice, CUstream) {
+  return checkManagedRange(Ptr, Count);
+}
+CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr Ptr, size_t Count, CUdevice D, CUstream S) {
+  return cuMemPrefetchAsync(Ptr, Count, D, S);
+}
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr Ptr, size_t Count, CUmemLocation, unsigned int,
+                               CUstream) {
+  return checkManagedRange(Ptr, Count);
+}
+CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr Ptr, size_t Count, CUmemLocation L,
+                                    unsigned int Flags, CUstream S) {
+  return cuMemPrefetchAsync_v2(Ptr, Count, L, Flags, S);
+}
+CUresult cuMemAdvise(CUdeviceptr Ptr, size_t Count, CUmem_advise, CUdevice) {
+  return checkManagedRange(Ptr, Count);
+}
+CUresult cuMemAdvise_v2(CUdeviceptr Ptr, size_t Count, CUmem_advise, CUmemLocation) {
+  return checkManagedRange(Ptr, Count);
+}
+CUresult cuStreamAttachMemAsync(CUstream, CUdeviceptr Ptr, size_t Length, unsigned int) {
+  return checkManagedRange(Ptr, Length);
+}
+CUresult cuStreamAttachMemAsync_ptsz(CUstream S, CUdeviceptr Ptr, size_t Length,
+                                     unsigned int Flags) {
+  return cuStreamAttachMemAsync(S, Ptr, Length, Flags);
+}
+
 CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
   Context *C;
   if (CUresult R = withContext(C))
@@ -293,12 +353,12 @@ CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr
     *static_cast<CUdeviceptr *>(Data) = Ptr;
     return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-    if (Dev)
+    if (Dev && !C->Dev->Backend->isManaged(Ptr))
       return CUDA_ERROR_INVALID_VALUE;
     *static_cast<void **>(Data) = reinterpret_cast<void *>(Ptr);
     return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-    *static_cast<unsigned *>(Data) = 0;
+    *static_cast<unsigned *>(Data) = Dev && C->Dev->Backend->isManaged(Ptr);
     return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
     *static_cast<int *>(Data) = C->Dev->Ordinal;

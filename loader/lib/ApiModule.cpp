@@ -1,6 +1,7 @@
 // Images, libraries, modules, kernels, globals, attributes, occupancy and launches.
 #include "Driver.h"
 #include "Printf.h"
+#include "PtxLink.h"
 
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -60,35 +61,9 @@ const ptx::VarDecl *findVariable(const ptx::Module &M, llvm::StringRef Name) {
   return nullptr;
 }
 
-/// The PTX text of an image (cuda-driver-interface.md §5.2): a __fatBinC_Wrapper_t, a fatbin
-/// container, NUL-terminated PTX text; a cubin (ELF) cannot be recompiled.
-CUresult imagePtx(const void *Image, int CcMajor, int CcMinor, std::string &Ptx,
-                  std::string &Name) {
-  uint32_t Magic;
-  std::memcpy(&Magic, Image, 4);
-  const uint8_t *Container = static_cast<const uint8_t *>(Image);
-  if (Magic == fatbin::WrapperMagic) {
-    uint32_t Version;
-    const void *Data;
-    std::memcpy(&Version, Container + 4, 4);
-    std::memcpy(&Data, Container + 8, sizeof(void *));
-    if (Version != 1) {
-      log().error("fatbin wrapper version {} (-rdc=true) is not supported yet", Version);
-      return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    Container = static_cast<const uint8_t *>(Data);
-    std::memcpy(&Magic, Container, 4);
-  }
-  if (Magic == ElfMagic) {
-    log().error("image is an ELF cubin: only PTX can be recompiled");
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  }
-  if (Magic != fatbin::ContainerMagic) {
-    // PTX text (cuModuleLoadData with a NUL-terminated string).
-    Ptx = static_cast<const char *>(Image);
-    Name = "ptx@" + std::to_string(reinterpret_cast<uintptr_t>(Image));
-    return CUDA_SUCCESS;
-  }
+/// The best PTX entry of a fatbin container: the highest sm_XX not above the compute capability.
+CUresult containerPtx(const uint8_t *Container, int CcMajor, int CcMinor, std::string &Ptx,
+                      std::string &Name, std::string &PtxasOptions) {
   uint16_t HeaderSize;
   uint64_t FatSize;
   std::memcpy(&HeaderSize, Container + 6, 2);
@@ -119,8 +94,87 @@ CUresult imagePtx(const void *Image, int CcMajor, int CcMinor, std::string &Ptx,
     return CUDA_ERROR_INVALID_IMAGE;
   }
   Ptx = std::move(*Text);
+  PtxasOptions = Best->Aux;
   Name += "." + Best->arch();
   return CUDA_SUCCESS;
+}
+
+/// A version-2 wrapper (-rdc=true; fatbin-format.md §2): its own container holds nvlink's SASS
+/// only; the PTX is in the per-TU fatbins of the NULL-terminated `__cudaPrelinkedFatbins[]` list
+/// its fourth field points to. Their PTX is linked into one module (PtxLink.h).
+CUresult prelinkedPtx(const uint8_t *Wrapper, int CcMajor, int CcMinor, std::string &Ptx,
+                      std::string &Name, std::string &PtxasOptions) {
+  const void *const *List;
+  std::memcpy(&List, Wrapper + 16, sizeof(void *));
+  std::vector<PtxUnit> Units;
+  for (size_t I = 0; List && List[I] && I < 65536; ++I) {
+    PtxUnit U;
+    std::string Options;
+    const auto *C = static_cast<const uint8_t *>(List[I]);
+    uint32_t Magic;
+    std::memcpy(&Magic, C, 4);
+    if (Magic != fatbin::ContainerMagic) {
+      log().error("prelinked fatbin {} of the -rdc image at {} is not a fatbin container", I,
+                  static_cast<const void *>(Wrapper));
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (CUresult R = containerPtx(C, CcMajor, CcMinor, U.Text, U.Name, Options))
+      return R;
+    if (Units.empty())
+      PtxasOptions = Options;
+    Units.push_back(std::move(U));
+  }
+  if (Units.empty()) {
+    log().error("the -rdc image at {} lists no prelinked fatbins (no PTX to recompile)",
+                static_cast<const void *>(Wrapper));
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  }
+  auto Linked = linkPtx(Units);
+  if (!Linked) {
+    log().error("linking the PTX of the -rdc image at {}: {}", static_cast<const void *>(Wrapper),
+                llvm::toString(Linked.takeError()));
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  Ptx = std::move(*Linked);
+  Name = llvm::formatv("rdc@{0:x}", reinterpret_cast<uintptr_t>(Wrapper)).str() + "(" +
+         std::to_string(Units.size()) + " units)";
+  log().debug("{}: linked {} PTX units ({} bytes)", Name, Units.size(), Ptx.size());
+  return CUDA_SUCCESS;
+}
+
+/// The PTX text of an image (cuda-driver-interface.md §5.2): a __fatBinC_Wrapper_t (version 1, or
+/// version 2 for -rdc), a fatbin container, NUL-terminated PTX text; a cubin (ELF) cannot be
+/// recompiled.
+CUresult imagePtx(const void *Image, int CcMajor, int CcMinor, std::string &Ptx, std::string &Name,
+                  std::string &PtxasOptions) {
+  uint32_t Magic;
+  std::memcpy(&Magic, Image, 4);
+  const uint8_t *Container = static_cast<const uint8_t *>(Image);
+  if (Magic == fatbin::WrapperMagic) {
+    uint32_t Version;
+    const void *Data;
+    std::memcpy(&Version, Container + 4, 4);
+    std::memcpy(&Data, Container + 8, sizeof(void *));
+    if (Version == 2)
+      return prelinkedPtx(Container, CcMajor, CcMinor, Ptx, Name, PtxasOptions);
+    if (Version != 1) {
+      log().error("fatbin wrapper version {} is not supported", Version);
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    Container = static_cast<const uint8_t *>(Data);
+    std::memcpy(&Magic, Container, 4);
+  }
+  if (Magic == ElfMagic) {
+    log().error("image is an ELF cubin: only PTX can be recompiled");
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  }
+  if (Magic != fatbin::ContainerMagic) {
+    // PTX text (cuModuleLoadData with a NUL-terminated string).
+    Ptx = static_cast<const char *>(Image);
+    Name = "ptx@" + std::to_string(reinterpret_cast<uintptr_t>(Image));
+    return CUDA_SUCCESS;
+  }
+  return containerPtx(Container, CcMajor, CcMinor, Ptx, Name, PtxasOptions);
 }
 
 CUresult loadLibrary(const void *Image, Library *&Out) {
@@ -131,7 +185,7 @@ CUresult loadLibrary(const void *Image, Library *&Out) {
     return CUDA_ERROR_INVALID_VALUE;
   Device *Dev = D.device(0);
   auto L = std::make_unique<Library>();
-  if (CUresult R = imagePtx(Image, Dev->CcMajor, Dev->CcMinor, L->Ptx, L->Name))
+  if (CUresult R = imagePtx(Image, Dev->CcMajor, Dev->CcMinor, L->Ptx, L->Name, L->PtxasOptions))
     return R;
   ptx::ParseResult P = ptx::parse(L->Name, L->Ptx);
   if (!P.ok()) {
@@ -268,10 +322,17 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
   if (CUresult R = C->Sticky.load())
     return R;
   const KernelMeta &M = *K->Meta;
-  if (!GX || !GY || !GZ || !BX || !BY || !BZ || BX > 1024 || BY > 1024 || BZ > 64)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (uint64_t(BX) * BY * BZ > M.MaxThreadsPerBlock)
-    return CUDA_ERROR_INVALID_VALUE;
+  // An empty grid or block, or one outside the device's limits (the MAX_BLOCK_DIM_* /
+  // MAX_GRID_DIM_* attributes, MAX_THREADS_PER_BLOCK, the kernel's own limit) is what the runtime
+  // reports as cudaErrorInvalidConfiguration (9). cuda.h has no CUresult for it; cudart passes a
+  // result it has no mapping for through unchanged, so the loader answers 9 (InvalidConfiguration).
+  // Too much dynamic shared memory is CUDA_ERROR_INVALID_VALUE (cuLaunchKernel's documentation).
+  constexpr auto InvalidConfiguration = CUresult(9);
+  if (!GX || !GY || !GZ || !BX || !BY || !BZ || BX > 1024 || BY > 1024 || BZ > 64 ||
+      GX > 2147483647u || GY > 65535 || GZ > 65535)
+    return InvalidConfiguration;
+  if (uint64_t(BX) * BY * BZ > std::min<uint32_t>(M.MaxThreadsPerBlock, 1024))
+    return InvalidConfiguration;
   if (Shared > uint32_t(K->MaxDynamicShared) || M.GroupSegmentSize + Shared > 64 * 1024)
     return CUDA_ERROR_INVALID_VALUE;
   // Arguments: kernelParams[i] points to the i-th argument; the extra form gives one buffer in

@@ -148,7 +148,8 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
   L.Compiled = true;
   L.Dev = &D;
   auto Start = std::chrono::steady_clock::now();
-  auto CM = compilePtxModule(L.Name, L.Ptx, D.Backend->arch());
+  auto CM = compilePtxModule(L.Name, L.Ptx, L.PtxasOptions, D.Backend->arch(),
+                             D.Backend->codeObjectVersion());
   if (!CM) {
     log().error("{}: compiling for {} failed: {}", L.Name, D.Backend->arch(),
                 llvm::toString(CM.takeError()));
@@ -169,8 +170,8 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
     printfAttach(D, *L.Code); // device printf: point the module at the FIFO
   }
   auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
-  log().info("{}: {} kernel(s) compiled for {} in {:.1f} ms ({} failed)", L.Name,
-             CM->Kernels.size(), D.Backend->arch(), Ms.count(), CM->Failures.size());
+  log().info("{}: {} kernel(s) for {} in {:.1f} ms ({}, {} failed)", L.Name, CM->Kernels.size(),
+             D.Backend->arch(), Ms.count(), CM->Origin, CM->Failures.size());
   return L.CompileResult = CUDA_SUCCESS;
 }
 

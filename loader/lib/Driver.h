@@ -102,6 +102,7 @@ struct Library {
   Tag T = Tag::Library;
   std::string Name; // for messages
   std::string Ptx;
+  std::string PtxasOptions;            // of the fatbin entry (part of the kernel cache key)
   std::unique_ptr<ptx::Module> Parsed; // entry parameter lists and variable sizes
   std::mutex M;
   bool Compiled = false;

@@ -10,8 +10,10 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace reptx::loader {
 
@@ -93,6 +95,29 @@ public:
       Allocated += Size;
     return A;
   }
+  /// Managed memory: host memory (page-aligned, zeroed) mapped into the emulator at its own
+  /// address, so the pointer cudaMallocManaged returns is valid in host code and in kernels.
+  Expected<uint64_t> allocateManaged(uint64_t Size) override {
+    uint64_t Rounded = (Size + 4095) / 4096 * 4096;
+    void *Host = std::aligned_alloc(4096, Rounded ? Rounded : 4096);
+    if (!Host)
+      return createStringError("out of host memory for " + std::to_string(Size) + " bytes");
+    std::memset(Host, 0, Rounded ? Rounded : 4096);
+    std::lock_guard<std::mutex> L(M);
+    auto A = Dev.mapHostMemory(Host, Size, "cuMemAllocManaged");
+    if (!A) {
+      std::free(Host);
+      return A.takeError();
+    }
+    Allocated += Size;
+    Managed.insert(*A);
+    return A;
+  }
+  bool isManaged(uint64_t Address) const override {
+    std::lock_guard<std::mutex> L(M);
+    auto Info = Dev.findAllocation(Address);
+    return Info && Managed.count(Info->Address);
+  }
   Error release(uint64_t Address) override {
     std::lock_guard<std::mutex> L(M);
     auto Info = Dev.findAllocation(Address);
@@ -100,6 +125,8 @@ public:
       return E;
     if (Info)
       Allocated -= Info->Size;
+    if (Managed.erase(Address))
+      std::free(reinterpret_cast<void *>(Address));
     return Error::success();
   }
   bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const override {
@@ -222,6 +249,7 @@ private:
   mutable std::mutex M;
   emulator::Device Dev;
   uint64_t Allocated = 0;
+  std::set<uint64_t> Managed; // bases of allocateManaged memory (host memory to free)
 };
 
 } // namespace
@@ -231,19 +259,26 @@ std::unique_ptr<ExecBackend> createEmulatorBackend(std::string Arch) {
 }
 
 Expected<std::unique_ptr<ExecBackend>> createBackend() {
-  const char *Env = std::getenv("REPTX_BACKEND");
+  // REPTX_DEVICE is the documented name; REPTX_BACKEND, its older spelling, is still read.
+  const char *Var = "REPTX_DEVICE";
+  const char *Env = std::getenv(Var);
+  if (!Env || !*Env) {
+    Var = "REPTX_BACKEND";
+    Env = std::getenv(Var);
+  }
   std::string Kind = Env && *Env ? Env : "auto";
   const char *ArchEnv = std::getenv("REPTX_ARCH");
   std::string Arch = ArchEnv && *ArchEnv ? ArchEnv : "gfx942";
   if (Kind == "emulator")
     return createEmulatorBackend(Arch);
   if (Kind != "hip" && Kind != "auto")
-    return createStringError("REPTX_BACKEND='" + Kind + "': expected emulator, hip or auto");
+    return createStringError(std::string(Var) + "='" + Kind + "': expected emulator, hip or auto");
   std::string Why;
   if (auto Hip = createHipBackend(Why))
     return std::move(Hip);
   if (Kind == "hip")
-    return createStringError("REPTX_BACKEND=hip: " + Why);
+    return createStringError(std::string(Var) + "=hip: " + Why +
+                             " (REPTX_DEVICE=emulator runs kernels on the CPU)");
   log().info("no HIP device ({}); using the emulator", Why);
   return createEmulatorBackend(Arch);
 }

@@ -1,6 +1,7 @@
 // The device a context runs on: memory, code objects and kernel launches. Two implementations:
 // the CPU emulator (EmulatorBackend.cpp) and HIP on an AMD GPU (HipBackend.cpp, libamdhip64
-// opened at run time). REPTX_BACKEND=emulator|hip|auto chooses (auto: hip when a device is there).
+// opened at run time). REPTX_DEVICE=emulator|hip|auto chooses (auto: hip when a device is there;
+// REPTX_BACKEND is an alias).
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
@@ -53,10 +54,22 @@ public:
   virtual llvm::StringRef kind() const = 0; // "emulator" or "hip"
   virtual std::string deviceName() const = 0;
   virtual std::string arch() const = 0; // "gfx942"
+  /// The AMDGPU code object version the device's runtime loads (amdgpu-codegen.md).
+  virtual unsigned codeObjectVersion() const { return 5; }
   virtual uint64_t totalMemory() const = 0;
   virtual uint32_t computeUnits() const = 0;
 
   virtual llvm::Expected<uint64_t> allocate(uint64_t Size) = 0;
+  /// Managed memory (cuMemAllocManaged): one address valid in host code and on the device.
+  virtual llvm::Expected<uint64_t> allocateManaged(uint64_t Size) {
+    (void)Size;
+    return llvm::createStringError("managed memory is not supported by the " + kind().str() +
+                                   " backend");
+  }
+  virtual bool isManaged(uint64_t Address) const {
+    (void)Address;
+    return false;
+  }
   virtual llvm::Error release(uint64_t Address) = 0;
   /// The allocation containing Address, if any.
   virtual bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const = 0;
@@ -75,11 +88,29 @@ public:
   virtual llvm::Error synchronize(DeviceFault &Fault) = 0;
 };
 
-/// The backend REPTX_BACKEND asks for (REPTX_ARCH overrides the emulator's gfx942). Errors when
-/// hip is asked for explicitly and no HIP runtime or device is there.
+/// The backend REPTX_DEVICE (or REPTX_BACKEND) asks for (REPTX_ARCH overrides the emulator's
+/// gfx942). Errors when hip is asked for explicitly and no HIP runtime or device is there.
 llvm::Expected<std::unique_ptr<ExecBackend>> createBackend();
 std::unique_ptr<ExecBackend> createEmulatorBackend(std::string Arch);
-/// Null with the reason in Why when no HIP runtime or device is present.
+/// Null with the reason in Why when no HIP runtime or device is present. The runtime is
+/// $REPTX_HIP_LIBRARY when set (a path or soname), else libamdhip64.so.7, .6, .5.
 std::unique_ptr<ExecBackend> createHipBackend(std::string &Why);
+
+/// What opening a HIP runtime found (HipBackend.cpp; unit-tested against a fake runtime).
+struct HipRuntimeInfo {
+  std::string Library;              // the library that was opened
+  std::vector<std::string> Missing; // entry points it lacks
+  int RuntimeVersion = 0; // hipRuntimeGetVersion: major * 10000000 + minor * 100000 + patch
+  unsigned CodeObjectVersion = 0;
+};
+/// Every HIP entry point the backend binds, by name.
+llvm::ArrayRef<const char *> hipEntryPoints();
+/// The code object version a HIP runtime loads (amdgpu-codegen.md): COV4 for ROCm 5.x (its HSA
+/// loader rejects COV5+ on some releases and COV6 on all), COV5 for ROCm 6.x and later; 0 for a
+/// version older than 5 (unsupported).
+unsigned codeObjectVersionFor(int HipRuntimeVersion);
+/// Opens the HIP runtime (Library, or the default search), binds every entry point and reads its
+/// version, without initialising a device; the handle is closed again. Errors: not found.
+llvm::Expected<HipRuntimeInfo> probeHipRuntime(const std::string &Library = {});
 
 } // namespace reptx::loader

@@ -9,6 +9,8 @@
 
 #include <dlfcn.h>
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -44,13 +46,75 @@ struct HipApi {
                                  unsigned, unsigned, void *, void **, void **) = nullptr;
   hipError (*DeviceSynchronize)() = nullptr;
   const char *(*GetErrorString)(hipError) = nullptr;
+  hipError (*RuntimeGetVersion)(int *) = nullptr;
 };
 
-template <typename F> bool bind(void *H, const char *Name, F &Out, std::string &Missing) {
-  Out = reinterpret_cast<F>(dlsym(H, Name));
-  if (!Out)
-    Missing += std::string(Missing.empty() ? "" : ", ") + Name;
-  return Out != nullptr;
+/// Each entry point and the member it is bound to.
+struct Slot {
+  const char *Name;
+  void (*Set)(HipApi &, void *);
+};
+#define REPTX_HIP_SLOT(Name, Field)                                                                \
+  Slot {                                                                                           \
+    Name, [](HipApi &A, void *P) { A.Field = reinterpret_cast<decltype(A.Field)>(P); }             \
+  }
+const Slot Slots[] = {
+    REPTX_HIP_SLOT("hipInit", Init),
+    REPTX_HIP_SLOT("hipGetDeviceCount", GetDeviceCount),
+    REPTX_HIP_SLOT("hipDeviceGetName", DeviceGetName),
+    REPTX_HIP_SLOT("hipDeviceTotalMem", DeviceTotalMem),
+    REPTX_HIP_SLOT("hipMalloc", Malloc),
+    REPTX_HIP_SLOT("hipFree", Free),
+    REPTX_HIP_SLOT("hipMemcpy", Memcpy),
+    REPTX_HIP_SLOT("hipMemsetD8", MemsetD8),
+    REPTX_HIP_SLOT("hipMemsetD16", MemsetD16),
+    REPTX_HIP_SLOT("hipMemsetD32", MemsetD32),
+    REPTX_HIP_SLOT("hipMemGetAddressRange", MemGetAddressRange),
+    REPTX_HIP_SLOT("hipModuleLoadData", ModuleLoadData),
+    REPTX_HIP_SLOT("hipModuleGetFunction", ModuleGetFunction),
+    REPTX_HIP_SLOT("hipModuleGetGlobal", ModuleGetGlobal),
+    REPTX_HIP_SLOT("hipModuleLaunchKernel", ModuleLaunchKernel),
+    REPTX_HIP_SLOT("hipDeviceSynchronize", DeviceSynchronize),
+    REPTX_HIP_SLOT("hipGetErrorString", GetErrorString),
+    REPTX_HIP_SLOT("hipRuntimeGetVersion", RuntimeGetVersion),
+};
+#undef REPTX_HIP_SLOT
+
+/// dlopen of the runtime (REPTX_HIP_LIBRARY, Library, or libamdhip64.so.7/.6/.5) and dlsym of
+/// every slot. False with the reason in Why when no library opens or one lacks entry points.
+bool openHip(const std::string &Library, HipApi &Api, std::vector<std::string> &Missing,
+             std::string &Why) {
+  std::vector<std::string> Candidates;
+  const char *Env = std::getenv("REPTX_HIP_LIBRARY");
+  if (!Library.empty())
+    Candidates = {Library};
+  else if (Env && *Env)
+    Candidates = {Env};
+  else
+    Candidates = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"};
+  for (const std::string &Lib : Candidates) {
+    Api.Handle = dlopen(Lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (Api.Handle) {
+      Api.Library = Lib;
+      break;
+    }
+  }
+  if (!Api.Handle) {
+    Why = Candidates.size() == 1 ? "no HIP runtime (" + Candidates[0] + " not found)"
+                                 : "no HIP runtime (libamdhip64.so.7/.6/.5 not found)";
+    return false;
+  }
+  for (const Slot &S : Slots) {
+    void *P = dlsym(Api.Handle, S.Name);
+    if (!P)
+      Missing.push_back(S.Name);
+    S.Set(Api, P);
+  }
+  if (!Missing.empty()) {
+    Why = Api.Library + " lacks " + llvm::join(Missing, ", ");
+    return false;
+  }
+  return true;
 }
 
 // hipMemcpyKind
@@ -79,14 +143,15 @@ public:
 
 class HipBackend : public ExecBackend {
 public:
-  HipBackend(HipApi A, std::string Name, uint64_t Total, std::string Arch)
-      : Api(std::move(A)), Name(std::move(Name)), Total(Total), Arch(std::move(Arch)) {}
+  HipBackend(HipApi A, std::string Name, uint64_t Total, std::string Arch, unsigned Cov)
+      : Api(std::move(A)), Name(std::move(Name)), Total(Total), Arch(std::move(Arch)), Cov(Cov) {}
 
   StringRef kind() const override { return "hip"; }
   std::string deviceName() const override { return "reptx on " + Name + " (" + Arch + ")"; }
   std::string arch() const override { return Arch; }
   uint64_t totalMemory() const override { return Total; }
   uint32_t computeUnits() const override { return 80; }
+  unsigned codeObjectVersion() const override { return Cov; }
 
   Error check(hipError E, const char *What) const {
     if (E == 0)
@@ -210,6 +275,7 @@ private:
   std::string Name;
   uint64_t Total;
   std::string Arch;
+  unsigned Cov;
   mutable std::mutex M;
   std::map<uint64_t, uint64_t> Sizes;
   uint64_t Allocated = 0;
@@ -217,41 +283,51 @@ private:
 
 } // namespace
 
+llvm::ArrayRef<const char *> hipEntryPoints() {
+  static const std::vector<const char *> Names = [] {
+    std::vector<const char *> N;
+    for (const Slot &S : Slots)
+      N.push_back(S.Name);
+    return N;
+  }();
+  return Names;
+}
+
+unsigned codeObjectVersionFor(int HipRuntimeVersion) {
+  int Major = HipRuntimeVersion / 10000000;
+  if (Major < 5)
+    return 0;
+  return Major == 5 ? 4 : 5;
+}
+
+llvm::Expected<HipRuntimeInfo> probeHipRuntime(const std::string &Library) {
+  HipApi Api;
+  HipRuntimeInfo Info;
+  std::string Why;
+  bool Ok = openHip(Library, Api, Info.Missing, Why);
+  if (!Api.Handle)
+    return createStringError(Why);
+  Info.Library = Api.Library;
+  if (Ok && Api.RuntimeGetVersion(&Info.RuntimeVersion) == 0)
+    Info.CodeObjectVersion = codeObjectVersionFor(Info.RuntimeVersion);
+  dlclose(Api.Handle);
+  return Info;
+}
+
 std::unique_ptr<ExecBackend> createHipBackend(std::string &Why) {
   HipApi Api;
-  for (const char *Lib :
-       {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}) {
-    Api.Handle = dlopen(Lib, RTLD_NOW | RTLD_LOCAL);
-    if (Api.Handle) {
-      Api.Library = Lib;
-      break;
-    }
-  }
-  if (!Api.Handle) {
-    Why = "no HIP runtime (libamdhip64.so.7/.6/.5 not found)";
+  std::vector<std::string> Missing;
+  if (!openHip({}, Api, Missing, Why)) {
+    if (Api.Handle)
+      dlclose(Api.Handle);
     return nullptr;
   }
-  std::string Missing;
   void *H = Api.Handle;
-  bind(H, "hipInit", Api.Init, Missing);
-  bind(H, "hipGetDeviceCount", Api.GetDeviceCount, Missing);
-  bind(H, "hipDeviceGetName", Api.DeviceGetName, Missing);
-  bind(H, "hipDeviceTotalMem", Api.DeviceTotalMem, Missing);
-  bind(H, "hipMalloc", Api.Malloc, Missing);
-  bind(H, "hipFree", Api.Free, Missing);
-  bind(H, "hipMemcpy", Api.Memcpy, Missing);
-  bind(H, "hipMemsetD8", Api.MemsetD8, Missing);
-  bind(H, "hipMemsetD16", Api.MemsetD16, Missing);
-  bind(H, "hipMemsetD32", Api.MemsetD32, Missing);
-  bind(H, "hipMemGetAddressRange", Api.MemGetAddressRange, Missing);
-  bind(H, "hipModuleLoadData", Api.ModuleLoadData, Missing);
-  bind(H, "hipModuleGetFunction", Api.ModuleGetFunction, Missing);
-  bind(H, "hipModuleGetGlobal", Api.ModuleGetGlobal, Missing);
-  bind(H, "hipModuleLaunchKernel", Api.ModuleLaunchKernel, Missing);
-  bind(H, "hipDeviceSynchronize", Api.DeviceSynchronize, Missing);
-  bind(H, "hipGetErrorString", Api.GetErrorString, Missing);
-  if (!Missing.empty()) {
-    Why = Api.Library + " lacks " + Missing;
+  int Version = 0;
+  unsigned Cov = 0;
+  if (Api.RuntimeGetVersion(&Version) != 0 || (Cov = codeObjectVersionFor(Version)) == 0) {
+    Why = Api.Library + ": HIP runtime version " + std::to_string(Version) +
+          " is not supported (ROCm 5 or later is)";
     dlclose(H);
     return nullptr;
   }
@@ -269,8 +345,9 @@ std::unique_ptr<ExecBackend> createHipBackend(std::string &Why) {
   // REPTX_ARCH names it until the backend reads it from the runtime.
   const char *ArchEnv = std::getenv("REPTX_ARCH");
   std::string Arch = ArchEnv && *ArchEnv ? ArchEnv : "gfx942";
-  log().info("HIP backend: {} ({}), {} bytes, through {}", Name, Arch, Total, Api.Library);
-  return std::make_unique<HipBackend>(std::move(Api), Name, Total, Arch);
+  log().info("HIP backend: {} ({}), {} bytes, through {} (HIP {}, code object v{})", Name, Arch,
+             Total, Api.Library, Version, Cov);
+  return std::make_unique<HipBackend>(std::move(Api), Name, Total, Arch, Cov);
 }
 
 } // namespace reptx::loader

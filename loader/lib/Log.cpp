@@ -28,7 +28,7 @@ int notSupported(const char *Name) {
   {
     std::lock_guard<std::mutex> Lock(M);
     if (Seen.insert(Name).second)
-      log().debug("{}: not implemented, returning CUDA_ERROR_NOT_SUPPORTED", Name);
+      log().warn("{} is not supported by reptx (returning CUDA_ERROR_NOT_SUPPORTED)", Name);
   }
   return 801; // CUDA_ERROR_NOT_SUPPORTED
 }

@@ -8,7 +8,7 @@ namespace reptx::loader {
 
 spdlog::logger &log();
 
-/// What an entry point that is not implemented does: logs its name once (debug level) and
+/// What an entry point that is not implemented does: logs its name once (warning level) and
 /// returns CUDA_ERROR_NOT_SUPPORTED (801).
 int notSupported(const char *Name);
 

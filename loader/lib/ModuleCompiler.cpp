@@ -1,35 +1,79 @@
+// The loader's compile: driver::Compiler, created once per process on the first compile.
 #include "ModuleCompiler.h"
+#include "Log.h"
 
-#include "reptx/backend/Backend.h"
-#include "reptx/frontend-ptx/Parser.h"
-#include "reptx/ir/Lift.h"
+#include "reptx/backend/Isolated.h"
+#include "reptx/driver/Driver.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
+#include <mutex>
 
 namespace reptx::loader {
 
+namespace {
+
+/// The process's compiler, or null when none could be set up (the reason was logged). A missing
+/// worker falls back to compiling in this process (an LLVM crash would then end the program); a
+/// bad REPTX_CACHE_* setting or an unusable cache directory falls back to no cache. Both are
+/// logged as warnings.
+driver::Compiler *compiler() {
+  static std::once_flag Once;
+  static driver::Compiler *C = nullptr;
+  std::call_once(Once, [] {
+    driver::Compiler::Options O;
+    O.OnWarning = [](const cache::Warning &W) { log().warn("kernel cache: {}", W.Message); };
+    if (auto W = backend::findCompileWorker()) {
+      O.Isolation.WorkerPath = *W;
+      log().debug("compile worker: {}", *W);
+    } else {
+      log().warn("{}; compiling in the application's process instead",
+                 llvm::toString(W.takeError()));
+      O.Isolate = false;
+    }
+    auto Created = driver::Compiler::create(O);
+    if (!Created) {
+      log().warn("kernel cache disabled: {}", llvm::toString(Created.takeError()));
+      O.UseCache = false;
+      Created = driver::Compiler::create(O);
+    }
+    if (!Created) {
+      log().error("cannot set up the compiler: {}", llvm::toString(Created.takeError()));
+      return;
+    }
+    C = Created->release(); // never destroyed: libraries may be compiled from atexit handlers
+  });
+  return C;
+}
+
+} // namespace
+
 llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::StringRef Ptx,
-                                                llvm::StringRef Arch) {
-  ptx::ParseResult R = ptx::parse(Name.str(), Ptx.str());
-  if (!R.ok())
-    return ptx::toError(R);
-  llvm::LLVMContext Ctx;
-  auto Lifted = ir::liftModule(*R.M, Ctx);
-  if (!Lifted)
-    return Lifted.takeError();
+                                                llvm::StringRef PtxasOptions, llvm::StringRef Arch,
+                                                unsigned Cov) {
+  driver::Compiler *C = compiler();
+  if (!C)
+    return llvm::createStringError("no compiler (see the log)");
+  driver::Target T;
+  T.Arch = Arch.str();
+  T.CodeObjectVersion = Cov;
+  auto R = C->compile({Name.str(), Ptx.str(), PtxasOptions.str()}, T);
+  if (!R)
+    return R.takeError();
   CompiledModule Out;
-  for (const ir::KernelFailure &F : Lifted->Failures)
-    Out.Failures.emplace_back(F.Kernel, F.Message);
-  if (Lifted->Kernels.empty())
-    return Out;
-  backend::CompileOptions CO;
-  CO.Arch = Arch.str();
-  auto Obj = backend::compile(*Lifted->M, CO);
-  if (!Obj)
-    return Obj.takeError();
-  Out.CodeObject = std::move(Obj->Bytes);
-  Out.Kernels = Lifted->Kernels;
+  Out.CodeObject.assign(R->CodeObject.begin(), R->CodeObject.end());
+  Out.Kernels = std::move(R->Kernels);
+  for (ir::KernelFailure &F : R->Failures)
+    Out.Failures.emplace_back(std::move(F.Kernel), std::move(F.Message));
+  switch (R->From) {
+  case driver::Result::Origin::Compiled:
+    Out.Origin = "compiled";
+    break;
+  case driver::Result::Origin::CacheHit:
+    Out.Origin = "cache hit";
+    break;
+  case driver::Result::Origin::OutputHit:
+    Out.Origin = "output-layer hit";
+    break;
+  }
   return Out;
 }
 

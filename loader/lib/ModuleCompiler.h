@@ -1,5 +1,8 @@
-// Device code compilation for the loader: one PTX module to one AMDGPU code object. This is the
-// single place the loader turns PTX into machine code (to be backed by the kernel cache).
+// Device code compilation for the loader: one PTX module to one AMDGPU code object, through
+// driver::Compiler (driver/README.md): the compile runs in the `reptx-compile-worker` process and
+// its result is looked up in and stored to the persistent kernel cache (REPTX_CACHE_*), with the
+// same key as `reptx compile` and `reptx prewarm`. This is the one place the loader turns PTX into
+// machine code.
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
@@ -14,13 +17,17 @@ namespace reptx::loader {
 struct CompiledModule {
   std::vector<uint8_t> CodeObject;  // empty when no kernel compiled
   std::vector<std::string> Kernels; // kernels in the code object
-  /// Kernels that did not lift, with the message naming the PTX line and instruction.
+  /// Kernels that were left out, with the message naming the PTX line and instruction.
   std::vector<std::pair<std::string, std::string>> Failures;
+  /// "compiled", "cache hit" or "output-layer hit" (for the log).
+  const char *Origin = "compiled";
 };
 
-/// Parses, lifts and compiles Ptx for Arch (a gfx name). A kernel that fails to lift is listed in
-/// Failures and the others are still compiled; errors are for the module as a whole.
+/// Compiles Ptx (its fatbin entry's ptxas options in PtxasOptions, part of the cache key) for Arch
+/// (a gfx name) and code object version Cov. A kernel that fails is listed in Failures and the
+/// others are still compiled; errors are for the module as a whole (PTX that does not parse).
 llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::StringRef Ptx,
-                                                llvm::StringRef Arch);
+                                                llvm::StringRef PtxasOptions, llvm::StringRef Arch,
+                                                unsigned Cov = 5);
 
 } // namespace reptx::loader

@@ -1,8 +1,10 @@
-// `reptx run [--backend B] [--arch A] -- PROGRAM ARGS...`: runs an unmodified CUDA program with
+// `reptx run [--device D] [--arch A] -- PROGRAM ARGS...`: runs an unmodified CUDA program with
 // reptx's libcuda.so.1 first on the library search path, so that the CUDA runtime inside the
 // program (static or shared) opens it instead of NVIDIA's driver. The program replaces this
 // process (exec), so its exit status is passed through.
 #include "Commands.h"
+
+#include "reptx/backend/Isolated.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -64,7 +66,7 @@ int runRun(const RunOpts &O) {
     return ExitUsage;
   }
   if (!O.Backend.empty() && O.Backend != "emulator" && O.Backend != "hip" && O.Backend != "auto") {
-    reportError("--backend must be emulator, hip or auto");
+    reportError("--device must be emulator, hip or auto");
     return ExitUsage;
   }
   std::string Dir = findLibcudaDir();
@@ -73,10 +75,20 @@ int runRun(const RunOpts &O) {
     return ExitBadInput;
   }
   prependEnv("LD_LIBRARY_PATH", Dir, ':');
-  if (!O.Backend.empty())
-    setenv("REPTX_BACKEND", O.Backend.c_str(), 1);
+  if (!O.Backend.empty()) {
+    setenv("REPTX_DEVICE", O.Backend.c_str(), 1);
+    setenv("REPTX_BACKEND", O.Backend.c_str(), 1); // the older name, for older loaders
+  }
   if (!O.Arch.empty())
     setenv("REPTX_ARCH", O.Arch.c_str(), 1);
+  // The loader compiles kernels in reptx-compile-worker; it looks next to libcuda.so.1 itself,
+  // and this names the one that belongs to this reptx for layouts where that fails.
+  if (const char *W = std::getenv("REPTX_COMPILE_WORKER"); !W || !*W) {
+    if (auto Worker = reptx::backend::findCompileWorker())
+      setenv("REPTX_COMPILE_WORKER", Worker->c_str(), 1);
+    else
+      llvm::consumeError(Worker.takeError());
+  }
 #ifdef REPTX_ASAN_RUNTIME
   // Sanitizer builds: libcuda.so.1 is instrumented and the program is not, so the ASan runtime
   // has to be loaded first.
@@ -99,7 +111,9 @@ int runRun(const RunOpts &O) {
 Runner addRunCommand(CLI::App &App) {
   auto *Cmd = App.add_subcommand("run", "Run a CUDA program with reptx as its CUDA driver");
   auto O = std::make_shared<RunOpts>();
-  Cmd->add_option("--backend", O->Backend, "Device backend: emulator, hip or auto (default)");
+  Cmd->add_option("--device,--backend", O->Backend,
+                  "Device: emulator, hip or auto (default: hip when an AMD GPU is present); sets "
+                  "REPTX_DEVICE");
   Cmd->add_option("--arch", O->Arch, "AMDGPU target the kernels are compiled for (gfx942)");
   Cmd->add_option("command", O->Command, "PROGRAM ARGS... (after --)")->required();
   return [O] { return runRun(*O); };

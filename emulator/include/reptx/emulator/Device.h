@@ -37,6 +37,10 @@ public:
   // unmapped guard space, so an access just past one allocation never lands in another.
   llvm::Expected<uint64_t> allocate(uint64_t Size, llvm::StringRef Label = {});
   llvm::Error release(uint64_t Address);
+  // Host memory [Host, Host + Size) as an allocation at the device address equal to the host
+  // address, not copied and not freed by release (CUDA managed memory in a driver: host code and
+  // kernels dereference the same pointer). Errors if it overlaps another allocation.
+  llvm::Expected<uint64_t> mapHostMemory(void *Host, uint64_t Size, llvm::StringRef Label = {});
   // Host copies; the whole range must lie inside one allocation.
   llvm::Error write(uint64_t Address, llvm::ArrayRef<uint8_t> Data);
   llvm::Error read(uint64_t Address, llvm::MutableArrayRef<uint8_t> Data) const;

@@ -1,0 +1,179 @@
+// PTX-level linking of -rdc translation units (PtxLink.h).
+#include "PtxLink.h"
+
+#include "reptx/frontend-ptx/Parser.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+namespace reptx::loader {
+
+namespace {
+
+struct Defined {
+  uint8_t Linkage = 0;
+  bool Definition = false; // a body or a variable (not an .extern declaration)
+};
+
+bool isIdentStart(char C) {
+  return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_' || C == '$' || C == '%';
+}
+bool isIdentChar(char C) { return isIdentStart(C) || (C >= '0' && C <= '9'); }
+
+/// Text with the identifiers of Renames replaced (comments and string literals untouched), and
+/// the .version/.target/.address_size directives removed when StripHeader.
+std::string rewrite(llvm::StringRef Text, const llvm::StringMap<std::string> &Renames,
+                    bool StripHeader) {
+  std::string Out;
+  Out.reserve(Text.size() + 64);
+  size_t I = 0, N = Text.size();
+  bool LineStart = true; // only whitespace since the last newline
+  while (I < N) {
+    char C = Text[I];
+    if (C == '/' && I + 1 < N && Text[I + 1] == '/') {
+      size_t E = Text.find('\n', I);
+      E = E == llvm::StringRef::npos ? N : E;
+      Out.append(Text.data() + I, E - I);
+      I = E;
+      continue;
+    }
+    if (C == '/' && I + 1 < N && Text[I + 1] == '*') {
+      size_t E = Text.find("*/", I + 2);
+      E = E == llvm::StringRef::npos ? N : E + 2;
+      Out.append(Text.data() + I, E - I);
+      I = E;
+      LineStart = false;
+      continue;
+    }
+    if (C == '"') {
+      size_t E = I + 1;
+      while (E < N && Text[E] != '"' && Text[E] != '\n')
+        E += Text[E] == '\\' ? 2 : 1;
+      E = std::min(N, E + 1);
+      Out.append(Text.data() + I, E - I);
+      I = E;
+      LineStart = false;
+      continue;
+    }
+    if (StripHeader && LineStart && C == '.') {
+      llvm::StringRef Rest = Text.substr(I);
+      if (Rest.starts_with(".version") || Rest.starts_with(".target") ||
+          Rest.starts_with(".address_size")) {
+        size_t E = Text.find('\n', I);
+        I = E == llvm::StringRef::npos ? N : E;
+        continue;
+      }
+    }
+    if (isIdentStart(C) && (I == 0 || !isIdentChar(Text[I - 1])) &&
+        (I == 0 || Text[I - 1] != '.')) {
+      size_t E = I + 1;
+      while (E < N && isIdentChar(Text[E]))
+        ++E;
+      llvm::StringRef Id = Text.slice(I, E);
+      auto It = Renames.find(Id);
+      if (It != Renames.end())
+        Out += It->second;
+      else
+        Out += Id;
+      I = E;
+      LineStart = false;
+      continue;
+    }
+    Out += C;
+    if (C == '\n')
+      LineStart = true;
+    else if (C != ' ' && C != '\t' && C != '\r')
+      LineStart = false;
+    ++I;
+  }
+  return Out;
+}
+
+} // namespace
+
+llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
+  if (Units.empty())
+    return llvm::createStringError("no PTX to link");
+  if (Units.size() == 1)
+    return Units[0].Text;
+  std::vector<std::unique_ptr<ptx::Module>> Mods;
+  std::vector<std::map<std::string, Defined>> Syms(Units.size());
+  for (size_t U = 0; U < Units.size(); ++U) {
+    ptx::ParseResult P = ptx::parse(Units[U].Name, Units[U].Text);
+    if (!P.ok())
+      return ptx::toError(P);
+    for (const ptx::TopLevel &T : P.M->Items) {
+      Defined D;
+      std::string Name;
+      if (T.K == ptx::TopLevel::Func) {
+        Name = T.F->Name.str();
+        D = {T.F->Linkage, T.F->Body != nullptr};
+      } else if (T.K == ptx::TopLevel::Var) {
+        Name = T.V->Name.str();
+        D = {T.V->Linkage, !(T.V->Linkage & ptx::LinkExtern)};
+      } else {
+        continue;
+      }
+      // A definition decides the linkage; an .extern declaration only records the name.
+      auto [It, New] = Syms[U].emplace(Name, D);
+      if (!New && D.Definition)
+        It->second = D;
+    }
+    if (U > 0 && (P.M->AddressSize != Mods[0]->AddressSize ||
+                  !std::equal(P.M->Targets.begin(), P.M->Targets.end(), Mods[0]->Targets.begin(),
+                              Mods[0]->Targets.end())))
+      return llvm::createStringError("%s and %s are for different targets", Units[0].Name.c_str(),
+                                     Units[U].Name.c_str());
+    Mods.push_back(std::move(P.M));
+  }
+  // Which unit defines each visible symbol; a second definition is a link error.
+  std::map<std::string, size_t> VisibleDef;
+  for (size_t U = 0; U < Units.size(); ++U)
+    for (const auto &[Name, D] : Syms[U])
+      if (D.Definition && (D.Linkage & ptx::LinkVisible) && !VisibleDef.emplace(Name, U).second)
+        return llvm::createStringError("'%s' is defined in both %s and %s", Name.c_str(),
+                                       Units[VisibleDef[Name]].Name.c_str(), Units[U].Name.c_str());
+  uint32_t Major = 0, Minor = 0;
+  for (const auto &M : Mods)
+    if (std::tie(M->VersionMajor, M->VersionMinor) > std::tie(Major, Minor))
+      std::tie(Major, Minor) = std::tie(M->VersionMajor, M->VersionMinor);
+  std::string Out =
+      (".version " + llvm::Twine(Major) + "." + llvm::Twine(Minor) + "\n.target ").str();
+  for (size_t I = 0; I < Mods[0]->Targets.size(); ++I)
+    Out += (I ? ", " : "") + Mods[0]->Targets[I].str();
+  Out +=
+      "\n.address_size " + std::to_string(Mods[0]->AddressSize ? Mods[0]->AddressSize : 64) + "\n";
+  for (size_t U = 0; U < Units.size(); ++U) {
+    llvm::StringMap<std::string> Renames;
+    for (const auto &[Name, D] : Syms[U]) {
+      if (!D.Definition)
+        continue;
+      bool Rename = false;
+      if (D.Linkage == ptx::LinkNone) {
+        for (size_t O = 0; O < Units.size() && !Rename; ++O)
+          Rename = O != U && Syms[O].count(Name);
+      } else if ((D.Linkage & ptx::LinkWeak) || (D.Linkage & ptx::LinkCommon)) {
+        Rename = VisibleDef.count(Name);
+        for (size_t O = 0; O < U && !Rename; ++O) {
+          auto It = Syms[O].find(Name);
+          Rename = It != Syms[O].end() && It->second.Definition;
+        }
+      }
+      if (Rename)
+        Renames[Name] = Name + "$rdc" + std::to_string(U);
+    }
+    // No unit names here: they hold load addresses, and the text is the cache key.
+    Out += "\n// ---- unit " + std::to_string(U) + "\n";
+    Out += rewrite(Units[U].Text, Renames, /*StripHeader=*/true);
+    Out += "\n";
+  }
+  return Out;
+}
+
+} // namespace reptx::loader

@@ -1,0 +1,143 @@
+// Linking the PTX of -rdc translation units (loader/lib/PtxLink.cpp): cross-unit .extern
+// resolution, renaming of colliding internal and repeated .weak symbols, and the errors.
+#include "PtxLink.h"
+
+#include "reptx/frontend-ptx/Parser.h"
+#include "reptx/ir/Lift.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <gtest/gtest.h>
+
+using namespace reptx;
+using namespace reptx::loader;
+
+namespace {
+
+// Unit 0: a kernel that calls f (defined in unit 1), reads v (unit 1) and its own $str, and calls
+// its own weak w and static s.
+const char *Unit0 = R"(.version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 r) f (.param .b32 x);
+.extern .global .align 4 .u32 v;
+.global .align 1 .b8 $str[2] = {65, 0};
+.weak .func (.param .b32 r) w (.param .b32 x)
+{
+  .reg .b32 %a;
+  ld.param.b32 %a, [x];
+  st.param.b32 [r], %a;
+  ret;
+}
+.func (.param .b32 r) s (.param .b32 x)
+{
+  .reg .b32 %a;
+  ld.param.b32 %a, [x];
+  add.s32 %a, %a, 1;
+  st.param.b32 [r], %a;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  ld.global.u32 %r1, [v];
+  ld.global.u8 %r2, [$str];
+  { .param .b32 p; .param .b32 q; st.param.b32 [p], %r1; call.uni (q), f, (p); ld.param.b32 %r3, [q]; }
+  { .param .b32 p; .param .b32 q; st.param.b32 [p], %r2; call.uni (q), w, (p); ld.param.b32 %r4, [q]; }
+  { .param .b32 p; .param .b32 q; st.param.b32 [p], %r4; call.uni (q), s, (p); ld.param.b32 %r5, [q]; }
+  add.s32 %r3, %r3, %r5;
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+)";
+
+// Unit 1: defines f and v, and has its own $str, w (weak, also in unit 0) and s (static).
+const char *Unit1 = R"(.version 8.1
+.target sm_80
+.address_size 64
+.visible .global .align 4 .u32 v = 7;
+.global .align 1 .b8 $str[2] = {66, 0};
+.weak .func (.param .b32 r) w (.param .b32 x)
+{
+  .reg .b32 %a;
+  ld.param.b32 %a, [x];
+  st.param.b32 [r], %a;
+  ret;
+}
+.func (.param .b32 r) s (.param .b32 x)
+{
+  .reg .b32 %a;
+  ld.param.b32 %a, [x];
+  add.s32 %a, %a, 2;
+  st.param.b32 [r], %a;
+  ret;
+}
+.visible .func (.param .b32 r) f (.param .b32 x)
+{
+  .reg .b32 %a<3>;
+  ld.param.b32 %a1, [x];
+  ld.global.u8 %a2, [$str];
+  { .param .b32 p; .param .b32 q; st.param.b32 [p], %a2; call.uni (q), s, (p); ld.param.b32 %a2, [q]; }
+  add.s32 %a1, %a1, %a2;
+  st.param.b32 [r], %a1;
+  ret;
+}
+)";
+
+TEST(PtxLink, ResolvesAcrossUnitsAndRenamesCollisions) {
+  auto Linked = linkPtx({{"u0", Unit0}, {"u1", Unit1}});
+  ASSERT_TRUE(bool(Linked)) << llvm::toString(Linked.takeError());
+  llvm::StringRef T(*Linked);
+  EXPECT_TRUE(T.starts_with(".version 8.1\n.target sm_80\n.address_size 64\n")) << *Linked;
+  EXPECT_EQ(T.count(".version"), 1u);
+  // Internal names both units define: renamed in each; a repeated weak: renamed in the later unit.
+  EXPECT_NE(T.find(".global .align 1 .b8 $str$rdc0[2]"), llvm::StringRef::npos);
+  EXPECT_NE(T.find(".global .align 1 .b8 $str$rdc1[2]"), llvm::StringRef::npos);
+  EXPECT_NE(T.find("ld.global.u8 %r2, [$str$rdc0]"), llvm::StringRef::npos);
+  EXPECT_NE(T.find("ld.global.u8 %a2, [$str$rdc1]"), llvm::StringRef::npos);
+  EXPECT_NE(T.find(".func (.param .b32 r) s$rdc0 ("), llvm::StringRef::npos);
+  EXPECT_NE(T.find("call.uni (q), s$rdc1, (p)"), llvm::StringRef::npos);
+  EXPECT_NE(T.find(".weak .func (.param .b32 r) w ("), llvm::StringRef::npos);
+  EXPECT_NE(T.find(".weak .func (.param .b32 r) w$rdc1 ("), llvm::StringRef::npos);
+  // Visible symbols keep their names.
+  EXPECT_NE(T.find("call.uni (q), f, (p)"), llvm::StringRef::npos);
+  EXPECT_EQ(T.count("$rdc"), 9u) << *Linked;
+
+  // The result parses and lifts, with f and v resolved to unit 1's definitions.
+  ptx::ParseResult P = ptx::parse("linked", Linked->c_str());
+  ASSERT_TRUE(P.ok()) << llvm::toString(ptx::toError(P));
+  llvm::LLVMContext Ctx;
+  auto L = ir::liftModule(*P.M, Ctx);
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  EXPECT_EQ(L->Kernels, std::vector<std::string>{"k"});
+  EXPECT_TRUE(L->Failures.empty());
+  EXPECT_NE(L->M->getNamedGlobal("v"), nullptr);
+  EXPECT_NE(L->M->getFunction("f"), nullptr);
+  EXPECT_EQ(L->M->getNamedGlobal("$str"), nullptr);
+}
+
+TEST(PtxLink, OneUnitIsUnchanged) {
+  auto Linked = linkPtx({{"u0", Unit0}});
+  ASSERT_TRUE(bool(Linked));
+  EXPECT_EQ(*Linked, Unit0);
+}
+
+TEST(PtxLink, Errors) {
+  auto Twice = linkPtx({{"u1", Unit1}, {"again", Unit1}});
+  ASSERT_FALSE(bool(Twice));
+  EXPECT_EQ(llvm::toString(Twice.takeError()), "'f' is defined in both u1 and again");
+  std::string Other = Unit1;
+  Other.replace(Other.find("sm_80"), 5, "sm_90");
+  auto Targets = linkPtx({{"u0", Unit0}, {"u1", Other}});
+  ASSERT_FALSE(bool(Targets));
+  EXPECT_EQ(llvm::toString(Targets.takeError()), "u0 and u1 are for different targets");
+  auto Bad = linkPtx({{"u0", Unit0}, {"bad", ".version 8.0\n.target sm_80\nnot ptx;\n"}});
+  EXPECT_FALSE(bool(Bad));
+  llvm::consumeError(Bad.takeError());
+  EXPECT_FALSE(bool(linkPtx({})));
+}
+
+} // namespace

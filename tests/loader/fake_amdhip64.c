@@ -1,0 +1,133 @@
+/* A stand-in for libamdhip64.so for the HIP backend's unit tests: exports the entry points the
+ * backend binds (loader/lib/HipBackend.cpp), records each call by name, and answers from the
+ * environment: FAKE_HIP_VERSION (hipRuntimeGetVersion, default 60200000 = HIP 6.2) and
+ * FAKE_HIP_DEVICES (hipGetDeviceCount, default 0). Device memory is host memory. Built without
+ * hipModuleLaunchKernel and hipRuntimeGetVersion when FAKE_HIP_PARTIAL is defined. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char Calls[16384];
+
+static void record(const char *Name) {
+  size_t Used = strlen(Calls), N = strlen(Name);
+  if (Used + N + 2 < sizeof(Calls)) {
+    memcpy(Calls + Used, Name, N);
+    Calls[Used + N] = '\n';
+    Calls[Used + N + 1] = 0;
+  }
+}
+
+static int envInt(const char *Name, int Default) {
+  const char *V = getenv(Name);
+  return V && *V ? atoi(V) : Default;
+}
+
+const char *fake_hip_calls(void) { return Calls; }
+void fake_hip_reset(void) { Calls[0] = 0; }
+
+int hipInit(unsigned Flags) {
+  (void)Flags;
+  record("hipInit");
+  return 0;
+}
+int hipGetDeviceCount(int *Count) {
+  record("hipGetDeviceCount");
+  *Count = envInt("FAKE_HIP_DEVICES", 0);
+  return 0;
+}
+int hipDeviceGetName(char *Name, int Len, int Device) {
+  (void)Device;
+  record("hipDeviceGetName");
+  snprintf(Name, (size_t)Len, "Fake AMD GPU");
+  return 0;
+}
+int hipDeviceTotalMem(size_t *Bytes, int Device) {
+  (void)Device;
+  record("hipDeviceTotalMem");
+  *Bytes = (size_t)8 << 30;
+  return 0;
+}
+int hipMalloc(void **P, size_t Size) {
+  record("hipMalloc");
+  *P = calloc(1, Size ? Size : 1);
+  return *P ? 0 : 2;
+}
+int hipFree(void *P) {
+  record("hipFree");
+  free(P);
+  return 0;
+}
+int hipMemcpy(void *Dst, const void *Src, size_t Bytes, int Kind) {
+  char Name[32];
+  snprintf(Name, sizeof(Name), "hipMemcpy(%d)", Kind);
+  record(Name);
+  memmove(Dst, Src, Bytes);
+  return 0;
+}
+int hipMemsetD8(void *P, unsigned char V, size_t N) {
+  record("hipMemsetD8");
+  memset(P, V, N);
+  return 0;
+}
+int hipMemsetD16(void *P, unsigned short V, size_t N) {
+  record("hipMemsetD16");
+  for (size_t I = 0; I < N; ++I)
+    memcpy((char *)P + 2 * I, &V, 2);
+  return 0;
+}
+int hipMemsetD32(void *P, int V, size_t N) {
+  record("hipMemsetD32");
+  for (size_t I = 0; I < N; ++I)
+    memcpy((char *)P + 4 * I, &V, 4);
+  return 0;
+}
+int hipMemGetAddressRange(void **Base, size_t *Size, void *P) {
+  record("hipMemGetAddressRange");
+  *Base = P;
+  *Size = 0;
+  return 0;
+}
+int hipModuleLoadData(void **Module, const void *Image) {
+  (void)Image;
+  record("hipModuleLoadData");
+  *Module = (void *)0x1;
+  return 0;
+}
+int hipModuleGetFunction(void **F, void *Module, const char *Name) {
+  (void)Module;
+  (void)Name;
+  record("hipModuleGetFunction");
+  *F = (void *)0x2;
+  return 0;
+}
+int hipModuleGetGlobal(void **P, size_t *Size, void *Module, const char *Name) {
+  (void)P;
+  (void)Size;
+  (void)Module;
+  (void)Name;
+  record("hipModuleGetGlobal");
+  return 500;
+}
+#ifndef FAKE_HIP_PARTIAL
+int hipModuleLaunchKernel(void *F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
+                          unsigned BZ, unsigned Shared, void *Stream, void **Params, void **Extra) {
+  (void)F, (void)GX, (void)GY, (void)GZ, (void)BX, (void)BY, (void)BZ, (void)Shared;
+  (void)Stream, (void)Params, (void)Extra;
+  record("hipModuleLaunchKernel");
+  return 0;
+}
+int hipRuntimeGetVersion(int *Version) {
+  record("hipRuntimeGetVersion");
+  *Version = envInt("FAKE_HIP_VERSION", 60200000);
+  return 0;
+}
+#endif
+int hipDeviceSynchronize(void) {
+  record("hipDeviceSynchronize");
+  return 0;
+}
+const char *hipGetErrorString(int E) {
+  (void)E;
+  return "fake HIP error";
+}
