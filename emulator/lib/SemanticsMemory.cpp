@@ -152,7 +152,8 @@ template <Space S, unsigned Bytes, bool SignExtend, bool Hi> Step loadD16(Wave &
   return Step::Next;
 }
 
-template <Space S, unsigned Bytes> Step store(Wave &W, const Inst &I) {
+// Hi: the *_d16_hi stores, which write the upper half of the data VGPR.
+template <Space S, unsigned Bytes, bool Hi = false> Step store(Wave &W, const Inst &I) {
   unsigned Expected = S == Space::Global ? 3 : 2;
   if (I.NumOps != Expected)
     return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
@@ -168,6 +169,8 @@ template <Space S, unsigned Bytes> Step store(Wave &W, const Inst &I) {
       return Failure;
     if constexpr (Bytes < 4) {
       u32 V = W.vcol(Data)[L];
+      if constexpr (Hi)
+        V >>= 16;
       std::memcpy(P, &V, Bytes);
     } else {
       for (unsigned D = 0; D < Bytes / 4; ++D)
@@ -192,6 +195,7 @@ enum class Rmw {
   Inc,
   Dec,
   Swap,
+  AddF64,
   CmpSwap,
   AddF32,
   PkAddF16,
@@ -252,6 +256,10 @@ template <typename T, Rmw Op> T rmw(T Old, T Data, T Compare) {
   case Rmw::AddF32:
     if constexpr (sizeof(T) == 4)
       return std::bit_cast<T>(std::bit_cast<float>(Old) + std::bit_cast<float>(Data));
+    return Old;
+  case Rmw::AddF64:
+    if constexpr (sizeof(T) == 8)
+      return std::bit_cast<T>(std::bit_cast<double>(Old) + std::bit_cast<double>(Data));
     return Old;
   case Rmw::PkAddF16:
     if constexpr (sizeof(T) == 4)
@@ -553,6 +561,10 @@ template <Space S> void addFlatFamily(TableBuilder &T, llvm::StringRef Prefix) {
                  {"store_dwordx3", "store_b96"}, {"store_dwordx4", "store_b128"}};
   for (const auto &R : Renames)
     T.alias(Name(R.Gfx11), Name(R.Gfx9));
+  T.add(custom(Name("store_byte_d16_hi"), &store<S, 1, true>));
+  T.add(custom(Name("store_short_d16_hi"), &store<S, 2, true>));
+  T.alias(Name("store_d16_hi_b8"), Name("store_byte_d16_hi"));
+  T.alias(Name("store_d16_hi_b16"), Name("store_short_d16_hi"));
   static const struct {
     const char *Gfx9, *Gfx11;
     Handler H;
@@ -591,6 +603,14 @@ template <Space S> void addFlatFamily(TableBuilder &T, llvm::StringRef Prefix) {
   Atomic("atomic_add_x2", "atomic_add_u64", &atomic<S, u64, Rmw::Add>);
   Atomic("atomic_swap_x2", "atomic_swap_b64", &atomic<S, u64, Rmw::Swap>);
   Atomic("atomic_cmpswap_x2", "atomic_cmpswap_b64", &atomic<S, u64, Rmw::CmpSwap>);
+  Atomic("atomic_smin_x2", "atomic_min_i64", &atomic<S, u64, Rmw::SMin>);
+  Atomic("atomic_umin_x2", "atomic_min_u64", &atomic<S, u64, Rmw::UMin>);
+  Atomic("atomic_smax_x2", "atomic_max_i64", &atomic<S, u64, Rmw::SMax>);
+  Atomic("atomic_umax_x2", "atomic_max_u64", &atomic<S, u64, Rmw::UMax>);
+  Atomic("atomic_and_x2", "atomic_and_b64", &atomic<S, u64, Rmw::And>);
+  Atomic("atomic_or_x2", "atomic_or_b64", &atomic<S, u64, Rmw::Or>);
+  Atomic("atomic_xor_x2", "atomic_xor_b64", &atomic<S, u64, Rmw::Xor>);
+  Atomic("atomic_add_f64", "", &atomic<S, u64, Rmw::AddF64>);
 }
 
 } // namespace

@@ -9,7 +9,10 @@
 // link for the first --arch against ptxas's wall time on the same files.
 //
 // usage: corpus_compile [--sample N | --all] [--arch gfx942,gfx1100] [--jobs N] [--min PERCENT]
-//                       [--top K] [--ptxas PATH] CUDA_HOME
+//                       [--top K] [--ptxas PATH] [--write-objects DIR] CUDA_HOME
+//
+// --write-objects DIR writes every code object compiled to DIR/<text hash>.<arch>.hsaco (the
+// opcode census test, tests/census, reads them).
 #include "reptx/backend/Backend.h"
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -160,7 +163,7 @@ int main(int argc, char **argv) {
   unsigned Jobs = 2, Sample = 200, Top = 25;
   bool All = false;
   double Min = 0;
-  std::string Cuda, Archs = "gfx942,gfx1100", Ptxas;
+  std::string Cuda, Archs = "gfx942,gfx1100", Ptxas, WriteDir;
   for (int I = 1; I < argc; ++I) {
     llvm::StringRef A = argv[I];
     if (A == "--jobs" && I + 1 < argc)
@@ -177,6 +180,8 @@ int main(int argc, char **argv) {
       Top = std::atoi(argv[++I]);
     else if (A == "--ptxas" && I + 1 < argc)
       Ptxas = argv[++I];
+    else if (A == "--write-objects" && I + 1 < argc)
+      WriteDir = argv[++I];
     else
       Cuda = A.str();
   }
@@ -241,6 +246,10 @@ int main(int argc, char **argv) {
     Texts = std::move(S);
   }
 
+  if (!WriteDir.empty() && llvm::sys::fs::create_directories(WriteDir)) {
+    llvm::errs() << "cannot create " << WriteDir << "\n";
+    return 1;
+  }
   if (!Ptxas.empty())
     return benchAgainstPtxas(Texts, llvm::StringRef(Archs).split(',').first.str(), Ptxas);
 
@@ -290,6 +299,14 @@ int main(int argc, char **argv) {
       return;
     }
     S.Compiled += CO->Kernels.size();
+    if (!WriteDir.empty()) {
+      llvm::SmallString<256> Out(WriteDir);
+      llvm::sys::path::append(Out, llvm::utohexstr(T.Hash) + "." + Opts.Arch + ".hsaco");
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(Out, EC);
+      if (!EC)
+        OS.write(reinterpret_cast<const char *>(CO->Bytes.data()), CO->Bytes.size());
+    }
   });
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   bool Ok = true;

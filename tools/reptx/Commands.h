@@ -21,6 +21,7 @@ Runner addCacheCommand(CLI::App &App);
 Runner addPrewarmCommand(CLI::App &App);
 Runner addEmulateCommand(CLI::App &App);
 Runner addRunCommand(CLI::App &App);
+Runner addCensusCommand(CLI::App &App);
 
 /// Prints "reptx: error: MSG" to stderr.
 void reportError(const std::string &Msg);

@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   Add(reptx::tool::addPrewarmCommand);
   Add(reptx::tool::addEmulateCommand);
   Add(reptx::tool::addRunCommand);
+  Add(reptx::tool::addCensusCommand);
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

@@ -1,0 +1,234 @@
+// Atomics (PTX ISA 9.7.13.5 atom, 9.7.13.6 red): every operation and type. Each thread applies the
+// operation once to a private word (so the returned old value is known) and once to a word that
+// all threads share (its final value is order independent for these inputs: integer operations
+// commute, inc/dec use one bound, float sums are exact).
+#include "../Conformance.h"
+
+#include <bit>
+#include <cmath>
+
+namespace reptx::conformance {
+
+namespace {
+
+using u64 = uint64_t;
+
+using OpFn = std::function<u64(u64 Old, u64 B)>;
+
+// Case "atom.SPACE.OP.TYPE" (or red when Red): a0 is the operand; d0 the old private value.
+Case Atom(std::string Instr, std::string Type, std::vector<u64> Vals, u64 Init, OpFn F,
+          unsigned Bits, bool Red = false, bool CheckShared = true) {
+  Case C;
+  C.Family = "atomic";
+  C.Name = Instr;
+  C.InTypes = {Type == "f16" || Type == "bf16"       ? Type
+               : Type == "f16x2" || Type == "bf16x2" ? "b32"
+                                                     : Type};
+  std::string RegT = C.InTypes[0];
+  C.OutTypes = Red ? std::vector<std::string>{} : std::vector<std::string>{RegT};
+  std::string Addr = "mul.wide.u32 %rd9, %gid, 8;\n add.u64 %rd9, %rd9, %scratch;\n"
+                     " add.u64 %rd9, %rd9, 8;\n";
+  if (Red)
+    C.Body = Addr + " " + Instr + " [%rd9], %a0;\n " + Instr + " [%scratch], %a0;";
+  else
+    C.Body = Addr + " " + Instr + " %d0, [%rd9], %a0;\n " + Instr + " %d1, [%scratch], %a0;";
+  if (!Red)
+    C.OutTypes.push_back(RegT);
+  const unsigned N = 64;
+  for (unsigned I = 0; I < N; ++I)
+    C.Rows.push_back({Vals[I % Vals.size()]});
+  C.Scratch.assign(N + 1, Init);
+  u64 Mask = Bits == 64 ? ~0ull : (1ull << Bits) - 1;
+  C.Ref = [=](RefContext &X) {
+    u64 Shared = X.Scratch[0];
+    for (size_t T = 0; T < X.In.size(); ++T) {
+      u64 Old = X.Scratch[1 + T];
+      X.Scratch[1 + T] = (Old & ~Mask) | (F(Old & Mask, X.In[T][0] & Mask) & Mask);
+      if (!Red)
+        X.Out[T] = {Old & Mask, Any};
+      Shared = (Shared & ~Mask) | (F(Shared & Mask, X.In[T][0] & Mask) & Mask);
+    }
+    X.Scratch[0] = CheckShared ? Shared : Any;
+  };
+  return C;
+}
+
+u64 h(float F) { return std::bit_cast<uint16_t>(_Float16(F)); }
+float hf(u64 V) { return float(std::bit_cast<_Float16>(uint16_t(V))); }
+u64 bf(float F) { return std::bit_cast<uint32_t>(F) >> 16; } // exact for the test values
+float bff(u64 V) { return std::bit_cast<float>(uint32_t(V & 0xffff) << 16); }
+
+} // namespace
+
+void addAtomicCases(CaseList &L) {
+  const std::vector<u64> I32 = {1, 5, 0xffffffff, 0x80000000, 0x7fffffff, 1234567, 0, 42};
+  const std::vector<u64> I64 = {1, 0xffffffffffffffffull, 0x8000000000000000ull, 0x123456789ull, 7};
+  auto S32 = [](u64 V) { return int32_t(uint32_t(V)); };
+  L.push_back(Atom(
+      "atom.global.add.u32", "u32", I32, 100, [](u64 A, u64 B) { return A + B; }, 32));
+  L.push_back(Atom(
+      "atom.global.add.u64", "u64", I64, 3, [](u64 A, u64 B) { return A + B; }, 64));
+  L.push_back(Atom(
+      "atom.global.min.s32", "s32", I32, 17,
+      [S32](u64 A, u64 B) { return u64(uint32_t(std::min(S32(A), S32(B)))); }, 32));
+  L.push_back(Atom(
+      "atom.global.max.s32", "s32", I32, 17,
+      [S32](u64 A, u64 B) { return u64(uint32_t(std::max(S32(A), S32(B)))); }, 32));
+  L.push_back(Atom(
+      "atom.global.min.u32", "u32", I32, 17, [](u64 A, u64 B) { return std::min(A, B); }, 32));
+  L.push_back(Atom(
+      "atom.global.max.u32", "u32", I32, 17, [](u64 A, u64 B) { return std::max(A, B); }, 32));
+  L.push_back(Atom(
+      "atom.global.min.s64", "s64", I64, 17,
+      [](u64 A, u64 B) { return u64(std::min(int64_t(A), int64_t(B))); }, 64));
+  L.push_back(Atom(
+      "atom.global.max.u64", "u64", I64, 17, [](u64 A, u64 B) { return std::max(A, B); }, 64));
+  L.push_back(Atom(
+      "atom.global.max.s64", "s64", I64, 17,
+      [](u64 A, u64 B) { return u64(std::max(int64_t(A), int64_t(B))); }, 64));
+  L.push_back(Atom(
+      "atom.global.min.u64", "u64", I64, 17, [](u64 A, u64 B) { return std::min(A, B); }, 64));
+  L.push_back(Atom(
+      "atom.global.or.b64", "b64", I64, 0x100, [](u64 A, u64 B) { return A | B; }, 64));
+  // inc/dec (9.7.13.5): d = old >= b ? 0 : old + 1; d = (old == 0 || old > b) ? b : old - 1.
+  L.push_back(Atom(
+      "atom.global.inc.u32", "u32", {13}, 5, [](u64 A, u64 B) { return A >= B ? 0 : A + 1; }, 32));
+  L.push_back(Atom(
+      "atom.global.dec.u32", "u32", {13}, 5,
+      [](u64 A, u64 B) { return (A == 0 || A > B) ? B : A - 1; }, 32));
+  L.push_back(Atom(
+      "atom.global.and.b32", "b32", I32, 0xfffffffe, [](u64 A, u64 B) { return A & B; }, 32));
+  L.push_back(Atom(
+      "atom.global.or.b32", "b32", I32, 0x100, [](u64 A, u64 B) { return A | B; }, 32));
+  L.push_back(Atom(
+      "atom.global.xor.b32", "b32", I32, 0x100, [](u64 A, u64 B) { return A ^ B; }, 32));
+  L.push_back(Atom(
+      "atom.global.and.b64", "b64", I64, ~0ull, [](u64 A, u64 B) { return A & B; }, 64));
+  L.push_back(Atom(
+      "atom.global.xor.b64", "b64", I64, 5, [](u64 A, u64 B) { return A ^ B; }, 64));
+  L.push_back(Atom(
+      "atom.global.exch.b32", "b32", I32, 99, [](u64, u64 B) { return B; }, 32, false, false));
+  L.push_back(Atom(
+      "atom.global.exch.b64", "b64", I64, 99, [](u64, u64 B) { return B; }, 64, false, false));
+  const std::vector<u64> FV = {f32(1.0f), f32(-0.5f), f32(2.25f), f32(3.0f)};
+  L.push_back(Atom(
+      "atom.global.add.f32", "f32", FV, f32(10.0f),
+      [](u64 A, u64 B) { return f32(asF32(A) + asF32(B)); }, 32));
+  L.push_back(Atom(
+      "atom.global.add.f64", "f64", {f64(1.5), f64(-0.25), f64(8.0)}, f64(1.0),
+      [](u64 A, u64 B) { return f64(asF64(A) + asF64(B)); }, 64));
+  L.push_back(Atom(
+      "atom.global.add.noftz.f16", "f16", {h(1.0f), h(-0.5f), h(0.25f)}, h(2.0f),
+      [](u64 A, u64 B) { return h(hf(A) + hf(B)); }, 16));
+  L.push_back(Atom(
+      "atom.global.add.noftz.f16x2", "f16x2", {h(1.0f) | h(2.0f) << 16, h(-0.5f) | h(0.25f) << 16},
+      h(2.0f) | h(-4.0f) << 16,
+      [](u64 A, u64 B) { return h(hf(A) + hf(B)) | h(hf(A >> 16) + hf(B >> 16)) << 16; }, 32));
+  L.push_back(Atom(
+      "atom.global.add.noftz.bf16", "bf16", {bf(1.0f), bf(-0.5f), bf(0.25f)}, bf(2.0f),
+      [](u64 A, u64 B) { return bf(bff(A) + bff(B)); }, 16));
+  L.push_back(Atom(
+      "atom.global.add.noftz.bf16x2", "bf16x2",
+      {bf(1.0f) | bf(2.0f) << 16, bf(-0.5f) | bf(1.0f) << 16}, bf(2.0f) | bf(-4.0f) << 16,
+      [](u64 A, u64 B) { return bf(bff(A) + bff(B)) | bf(bff(A >> 16) + bff(B >> 16)) << 16; },
+      32));
+  // Scopes and orderings (9.7.13.5): the same semantics.
+  L.push_back(Atom(
+      "atom.relaxed.gpu.global.add.u32", "u32", I32, 0, [](u64 A, u64 B) { return A + B; }, 32));
+  L.push_back(Atom(
+      "atom.acquire.cta.global.or.b32", "b32", I32, 0, [](u64 A, u64 B) { return A | B; }, 32));
+  L.push_back(Atom(
+      "atom.release.sys.global.max.u32", "u32", I32, 0, [](u64 A, u64 B) { return std::max(A, B); },
+      32));
+  L.push_back(Atom(
+      "atom.acq_rel.gpu.add.u64", "u64", I64, 0, [](u64 A, u64 B) { return A + B; }, 64));
+  L.push_back(Atom(
+      "red.global.add.u32", "u32", I32, 7, [](u64 A, u64 B) { return A + B; }, 32, true));
+  L.push_back(Atom(
+      "red.global.min.s32", "s32", I32, 7,
+      [S32](u64 A, u64 B) { return u64(uint32_t(std::min(S32(A), S32(B)))); }, 32, true));
+  L.push_back(Atom(
+      "red.relaxed.gpu.global.add.f32", "f32", FV, 0,
+      [](u64 A, u64 B) { return f32(asF32(A) + asF32(B)); }, 32, true));
+  L.push_back(Atom(
+      "red.global.xor.b64", "b64", I64, 0, [](u64 A, u64 B) { return A ^ B; }, 64, true));
+  L.push_back(Atom(
+      "red.global.inc.u32", "u32", {9}, 0, [](u64 A, u64 B) { return A >= B ? 0 : A + 1; }, 32,
+      true));
+  L.push_back(Atom(
+      "red.global.add.noftz.f16x2", "f16x2", {h(1.0f) | h(0.5f) << 16}, 0,
+      [](u64 A, u64 B) { return h(hf(A) + hf(B)) | h(hf(A >> 16) + hf(B >> 16)) << 16; }, 32,
+      true));
+  // cas (9.7.13.5): d = old; *a = old == b ? c : old. Odd threads' compare values match.
+  for (std::string T : {"b32", "b64", "b16"}) {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "atom.global.cas." + T;
+    C.InTypes = {T, T};
+    C.OutTypes = {T};
+    C.Body = "mul.wide.u32 %rd9, %gid, 8;\n add.u64 %rd9, %rd9, %scratch;\n"
+             " atom.global.cas." +
+             T + " %d0, [%rd9], %a0, %a1;";
+    unsigned Bits = T == "b16" ? 16 : T == "b32" ? 32 : 64;
+    u64 Mask = Bits == 64 ? ~0ull : (1ull << Bits) - 1;
+    for (unsigned I = 0; I < 40; ++I) {
+      u64 Init = (0x1234567890abcdefull * (I + 1));
+      C.Scratch.push_back(Init);
+      C.Rows.push_back({(I & 1) ? Init & Mask : (Init + 1) & Mask, 0xfedcba9876543210ull & Mask});
+    }
+    C.Ref = [Mask](RefContext &X) {
+      for (size_t I = 0; I < X.In.size(); ++I) {
+        u64 Old = X.Scratch[I] & Mask;
+        X.Out[I] = {Old};
+        if (Old == X.In[I][0])
+          X.Scratch[I] = (X.Scratch[I] & ~Mask) | X.In[I][1];
+      }
+    };
+    L.push_back(C);
+  }
+  // A spin lock built from cas and exch: every thread of the block increments a counter.
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "cas.spinlock";
+    C.Body = "$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n setp.ne.u32 %p0, %r0, 0;\n"
+             " @%p0 bra $Lretry;\n ld.volatile.global.u32 %r1, [%scratch+8];\n"
+             " add.u32 %r1, %r1, %gid;\n st.volatile.global.u32 [%scratch+8], %r1;\n"
+             " membar.gl;\n atom.global.exch.b32 %r2, [%scratch], 0;";
+    C.Rows.assign(16, std::vector<u64>{});
+    C.Scratch = {0, 0};
+    C.Block = 16;
+    C.Ref = [](RefContext &X) { X.Scratch[1] = 120; };
+    C.Skip = "a lock spun by lanes of one wave cannot be taken (no independent thread scheduling "
+             "in a wave)";
+    L.push_back(C);
+  }
+  // Shared-memory atomics, read back after a barrier.
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "atom.shared.add.max.cas";
+    C.InTypes = {"u32"};
+    C.OutTypes = {"u32", "u32", "u32"};
+    C.ModuleDecls = ".shared .align 8 .u32 $sm[4];";
+    C.Body = "mov.u32 %r9, %tid.x;\n setp.ne.u32 %p0, %r9, 0;\n @%p0 bra $Linit;\n"
+             " st.shared.v2.u32 [$sm], {%r9, %r9};\n st.shared.u32 [$sm+8], %r9;\n$Linit:\n"
+             " bar.sync 0;\n atom.shared.add.u32 %r0, [$sm], %a0;\n"
+             " atom.shared.max.u32 %r1, [$sm+4], %a0;\n red.shared.add.u32 [$sm+8], 1;\n"
+             " bar.sync 0;\n ld.shared.u32 %d0, [$sm];\n ld.shared.u32 %d1, [$sm+4];\n"
+             " ld.shared.u32 %d2, [$sm+8];";
+    for (unsigned I = 0; I < 96; ++I)
+      C.Rows.push_back({u64(I * 37 % 101)});
+    C.Block = 96;
+    C.Ref = [](RefContext &X) {
+      uint32_t Sum = 0, Max = 0;
+      for (auto &R : X.In)
+        Sum += uint32_t(R[0]), Max = std::max(Max, uint32_t(R[0]));
+      for (auto &O : X.Out)
+        O = {Sum, Max, 96};
+    };
+    L.push_back(C);
+  }
+}
+
+} // namespace reptx::conformance

@@ -1,0 +1,135 @@
+// Comparison and selection (PTX ISA 9.7.7 setp/set/selp/slct, 9.7.3.x unordered comparisons):
+// ordered comparisons are false when an operand is NaN, the u-forms true; .and/.or/.xor combine
+// with a predicate operand; set writes 0xffffffff / 1.0f.
+#include "../Conformance.h"
+
+#include <cmath>
+#include <limits>
+
+namespace reptx::conformance {
+
+namespace {
+
+using u64 = uint64_t;
+
+const std::vector<u64> FV = {f32(1.0f),  f32(-1.0f), f32(0.0f),
+                             f32(-0.0f), 0x7fc00000, f32(std::numeric_limits<float>::infinity())};
+
+Case Cmp(std::string Op, std::vector<std::string> In, std::string Out,
+         std::vector<std::vector<u64>> Rows, RowFn F) {
+  return simple("compare", std::move(Op), std::move(In), std::move(Out), std::move(Rows),
+                std::move(F));
+}
+
+bool fcmp(const std::string &C, float A, float B) {
+  bool Un = std::isnan(A) || std::isnan(B);
+  if (C == "eq")
+    return !Un && A == B;
+  if (C == "ne")
+    return !Un && A != B;
+  if (C == "lt")
+    return !Un && A < B;
+  if (C == "le")
+    return !Un && A <= B;
+  if (C == "gt")
+    return !Un && A > B;
+  if (C == "ge")
+    return !Un && A >= B;
+  if (C == "equ")
+    return Un || A == B;
+  if (C == "neu")
+    return Un || A != B;
+  if (C == "ltu")
+    return Un || A < B;
+  if (C == "leu")
+    return Un || A <= B;
+  if (C == "gtu")
+    return Un || A > B;
+  if (C == "geu")
+    return Un || A >= B;
+  if (C == "num")
+    return !Un;
+  return Un; // nan
+}
+
+} // namespace
+
+void addCompareCases(CaseList &L) {
+  for (std::string C :
+       {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"})
+    L.push_back(Cmp("setp." + C + ".f32", {"f32", "f32"}, "pred", rows2(FV, FV), [C](auto &R) {
+      return std::vector<u64>{fcmp(C, asF32(R[0]), asF32(R[1])) ? 1u : 0u};
+    }));
+  L.push_back(Cmp("setp.ltu.f64", {"f64", "f64"}, "pred",
+                  rows2({f64(1.0), f64(-2.0), 0x7ff8000000000000ull}, {f64(1.0), f64(3.0)}),
+                  [](auto &R) {
+                    double A = asF64(R[0]), B = asF64(R[1]);
+                    return std::vector<u64>{(std::isnan(A) || A < B) ? 1u : 0u};
+                  }));
+  const std::vector<u64> IV = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff};
+  L.push_back(Cmp("setp.lt.s32", {"s32", "s32"}, "pred", rows2(IV, IV), [](auto &R) {
+    return std::vector<u64>{int32_t(R[0]) < int32_t(R[1]) ? 1u : 0u};
+  }));
+  L.push_back(Cmp("setp.lo.u32", {"u32", "u32"}, "pred", rows2(IV, IV), [](auto &R) {
+    return std::vector<u64>{uint32_t(R[0]) < uint32_t(R[1]) ? 1u : 0u};
+  }));
+  L.push_back(Cmp("setp.hs.u32", {"u32", "u32"}, "pred", rows2(IV, IV), [](auto &R) {
+    return std::vector<u64>{uint32_t(R[0]) >= uint32_t(R[1]) ? 1u : 0u};
+  }));
+  L.push_back(
+      Cmp("setp.ge.s64", {"s64", "s64"}, "pred",
+          rows2({0, 1, 0x8000000000000000ull, 0xffffffffffffffffull},
+                {0, 0x8000000000000000ull, 0xffffffffffffffffull}),
+          [](auto &R) { return std::vector<u64>{int64_t(R[0]) >= int64_t(R[1]) ? 1u : 0u}; }));
+  L.push_back(Cmp("setp.ne.b16", {"b16", "b16"}, "pred", rows2({0, 0x8000, 0xffff}, {0, 0xffff}),
+                  [](auto &R) { return std::vector<u64>{R[0] != R[1] ? 1u : 0u}; }));
+  // Predicate combination and the second destination (9.7.7.1): p = cmp OP c, q = !cmp OP c.
+  for (std::string Bop : {"and", "or", "xor"}) {
+    Case C;
+    C.Family = "compare";
+    C.Name = "setp.lt." + Bop + ".s32.pq";
+    C.InTypes = {"s32", "s32", "pred"};
+    C.OutTypes = {"pred", "pred"};
+    C.Body = "setp.lt." + Bop + ".s32 %d0|%d1, %a0, %a1, %a2;";
+    C.Rows = rows3({0, 5, 0xfffffffb}, {0, 5}, {0, 1});
+    C.Ref = perThread([Bop](auto &R) {
+      bool T = int32_t(R[0]) < int32_t(R[1]), Cc = R[2] != 0;
+      auto Op = [&](bool X) { return Bop == "and" ? X && Cc : Bop == "or" ? X || Cc : X != Cc; };
+      return std::vector<u64>{Op(T), Op(!T)};
+    });
+    L.push_back(C);
+  }
+  L.push_back(Cmp("setp.gtu.and.f32", {"f32", "f32", "pred"}, "pred",
+                  rows3(FV, {f32(0.0f), 0x7fc00000}, {0, 1}), [](auto &R) {
+                    return std::vector<u64>{fcmp("gtu", asF32(R[0]), asF32(R[1])) && R[2]};
+                  }));
+  L.push_back(Cmp("set.lt.u32.f32", {"f32", "f32"}, "u32", rows2(FV, FV), [](auto &R) {
+    return std::vector<u64>{fcmp("lt", asF32(R[0]), asF32(R[1])) ? 0xffffffffu : 0u};
+  }));
+  L.push_back(Cmp("set.eq.f32.s32", {"s32", "s32"}, "f32", rows2(IV, IV),
+                  [](auto &R) { return std::vector<u64>{R[0] == R[1] ? f32(1.0f) : f32(0.0f)}; }));
+  L.push_back(
+      Cmp("set.gt.or.s32.u32", {"u32", "u32", "pred"}, "s32", rows3(IV, IV, {0, 1}), [](auto &R) {
+        bool T = uint32_t(R[0]) > uint32_t(R[1]) || R[2];
+        return std::vector<u64>{T ? 0xffffffffu : 0u};
+      }));
+  L.push_back(Cmp("selp.b32", {"b32", "b32", "pred"}, "b32",
+                  rows3({0x11111111}, {0x22222222}, {0, 1}),
+                  [](auto &R) { return std::vector<u64>{R[2] ? R[0] : R[1]}; }));
+  L.push_back(Cmp("selp.f64", {"f64", "f64", "pred"}, "f64",
+                  rows3({f64(-0.0)}, {f64(2.5), 0x7ff0000000000001ull}, {0, 1}),
+                  [](auto &R) { return std::vector<u64>{R[2] ? R[0] : R[1]}; }));
+  // slct: d = c >= 0 ? a : b, with -0.0 >= 0 true and NaN false for f32 c (9.7.7.4).
+  L.push_back(
+      Cmp("slct.s32.f32", {"s32", "s32", "f32"}, "s32",
+          rows3({7}, {0xfffffff9}, {f32(1.0f), f32(-1.0f), f32(0.0f), f32(-0.0f), 0x7fc00000}),
+          [](auto &R) {
+            float Cc = asF32(R[2]);
+            return std::vector<u64>{Cc >= 0.0f ? R[0] : R[1]};
+          }));
+  L.push_back(Cmp("slct.f32.s32", {"f32", "f32", "s32"}, "f32",
+                  rows3({f32(1.5f)}, {f32(-2.5f)}, {0, 1, 0x80000000, 0xffffffff}),
+                  [](auto &R) { return std::vector<u64>{int32_t(R[2]) >= 0 ? R[0] : R[1]}; }));
+}
+
+} // namespace reptx::conformance

@@ -1,0 +1,205 @@
+// Conversions (PTX ISA 9.7.9.21 cvt, cvt.pack; 9.7.9.19 cvta; 9.7.9.20 isspacep): float to
+// integer conversions saturate (NaN -> 0), integer rounding modifiers on float results round to
+// an integral value, narrowing integer conversions truncate unless .sat, f16/bf16 round to nearest
+// even, tf32 .rna rounds to nearest with ties away.
+#include "../Conformance.h"
+
+#include <bit>
+#include <cfenv>
+#include <climits>
+#include <cmath>
+#include <limits>
+
+// The references change the rounding mode: no operation may move across fesetround.
+#pragma STDC FENV_ACCESS ON
+
+namespace reptx::conformance {
+
+namespace {
+
+using u64 = uint64_t;
+
+const float Inf = std::numeric_limits<float>::infinity();
+const std::vector<u64> FV = {f32(0.0f),  f32(-0.0f), f32(0.5f),   f32(1.5f),       f32(2.5f),
+                             f32(-1.5f), f32(-2.7f), f32(3e9f),   f32(-3e9f),      f32(Inf),
+                             f32(-Inf),  0x7fc00000, f32(1e-40f), f32(8388609.0f), f32(123.75f)};
+
+Case Cv(std::string Op, std::vector<std::string> In, std::string Out,
+        std::vector<std::vector<u64>> Rows, RowFn F) {
+  return simple("convert", std::move(Op), std::move(In), std::move(Out), std::move(Rows),
+                std::move(F));
+}
+
+template <typename T> T satInt(double D) {
+  if (std::isnan(D))
+    return 0;
+  if (D <= double(std::numeric_limits<T>::min()))
+    return std::numeric_limits<T>::min();
+  if (D >= double(std::numeric_limits<T>::max()))
+    return std::numeric_limits<T>::max();
+  return T(D);
+}
+
+double roundI(const std::string &M, double D) {
+  if (M == "rni")
+    return std::nearbyint(D); // host default: nearest even
+  if (M == "rzi")
+    return std::trunc(D);
+  if (M == "rmi")
+    return std::floor(D);
+  return std::ceil(D);
+}
+
+u64 f2h(float F) { return std::bit_cast<uint16_t>(_Float16(F)); }
+u64 f2bf(float F) {
+  uint32_t U = std::bit_cast<uint32_t>(F);
+  if (std::isnan(F))
+    return 0x7fff;
+  U += 0x7fff + ((U >> 16) & 1);
+  return U >> 16;
+}
+
+} // namespace
+
+void addConvertCases(CaseList &L) {
+  for (std::string M : {"rni", "rzi", "rmi", "rpi"})
+    L.push_back(Cv("cvt." + M + ".f32.f32", {"f32"}, "f32", rows1(FV), [M](auto &R) {
+      float A = asF32(R[0]);
+      return std::vector<u64>{f32(std::isnan(A) ? A : float(roundI(M, A)))};
+    }));
+  L.push_back(Cv("cvt.rni.f64.f64", {"f64"}, "f64",
+                 rows1({f64(0.5), f64(1.5), f64(-2.5), f64(1e300), f64(-0.2)}),
+                 [](auto &R) { return std::vector<u64>{f64(std::nearbyint(asF64(R[0])))}; }));
+  for (std::string M : {"rni", "rzi", "rmi", "rpi"})
+    L.push_back(Cv("cvt." + M + ".s32.f32", {"f32"}, "s32", rows1(FV), [M](auto &R) {
+      return std::vector<u64>{uint32_t(satInt<int32_t>(roundI(M, asF32(R[0]))))};
+    }));
+  L.push_back(Cv("cvt.rzi.u32.f32", {"f32"}, "u32", rows1(FV), [](auto &R) {
+    return std::vector<u64>{satInt<uint32_t>(std::trunc(asF32(R[0])))};
+  }));
+  L.push_back(Cv(
+      "cvt.rni.s64.f64", {"f64"}, "s64",
+      rows1(
+          {f64(0.5), f64(-1.5), f64(1e19), f64(-1e19), 0x7ff8000000000000ull, f64(123456789012.5)}),
+      [](auto &R) { return std::vector<u64>{u64(satInt<int64_t>(std::nearbyint(asF64(R[0]))))}; }));
+  L.push_back(Cv("cvt.rzi.u16.f32", {"f32"}, "u16", rows1(FV), [](auto &R) {
+    return std::vector<u64>{satInt<uint16_t>(std::trunc(asF32(R[0])))};
+  }));
+  L.push_back(Cv("cvt.rzi.s8.f32", {"f32"}, "s8", rows1(FV), [](auto &R) {
+    // s8 destinations are 16-bit registers holding the sign-extended value.
+    return std::vector<u64>{uint8_t(satInt<int8_t>(std::trunc(asF32(R[0]))))};
+  }));
+  for (std::string M : {"rn", "rz", "rm", "rp"}) {
+    int Mode = M == "rn"   ? FE_TONEAREST
+               : M == "rz" ? FE_TOWARDZERO
+               : M == "rm" ? FE_DOWNWARD
+                           : FE_UPWARD;
+    L.push_back(Cv("cvt." + M + ".f32.s32", {"s32"}, "f32",
+                   rows1({0, 1, 0x7fffffff, 0x80000000, 16777217, 0xfeffffff}), [Mode](auto &R) {
+                     std::fesetround(Mode);
+                     volatile int32_t V = int32_t(uint32_t(R[0]));
+                     float F = float(V);
+                     std::fesetround(FE_TONEAREST);
+                     return std::vector<u64>{f32(F)};
+                   }));
+    L.push_back(Cv(
+        "cvt." + M + ".f32.f64", {"f64"}, "f32",
+        rows1({f64(0.1), f64(-1.0 / 3), f64(1e39), f64(-1e39), f64(1e-46), 0x7ff8000000000000ull}),
+        [Mode](auto &R) {
+          std::fesetround(Mode);
+          volatile double V = asF64(R[0]);
+          float F = float(V);
+          std::fesetround(FE_TONEAREST);
+          return std::vector<u64>{f32(F)};
+        }));
+  }
+  L.push_back(Cv("cvt.rz.f32.u64", {"u64"}, "f32",
+                 rows1({0, 1, 0xffffffffffffffffull, 0x8000008000000001ull}), [](auto &R) {
+                   std::fesetround(FE_TOWARDZERO);
+                   volatile uint64_t V = R[0];
+                   float F = float(V);
+                   std::fesetround(FE_TONEAREST);
+                   return std::vector<u64>{f32(F)};
+                 }));
+  L.push_back(Cv("cvt.rn.f64.s64", {"s64"}, "f64",
+                 rows1({0, 0x8000000000000000ull, 0x7fffffffffffffffull, 0x20000000000001ull}),
+                 [](auto &R) { return std::vector<u64>{f64(double(int64_t(R[0])))}; }));
+  L.push_back(Cv("cvt.f64.f32", {"f32"}, "f64", rows1(FV), [](auto &R) {
+    float A = asF32(R[0]);
+    return std::vector<u64>{std::isnan(A) ? Any : f64(double(A))};
+  }));
+  L.push_back(Cv("cvt.ftz.f64.f32", {"f32"}, "f64", rows1({f32(1e-40f), f32(-1e-40f), f32(2.0f)}),
+                 [](auto &R) {
+                   float A = asF32(R[0]);
+                   double D = std::fpclassify(A) == FP_SUBNORMAL ? std::copysign(0.0, A) : A;
+                   return std::vector<u64>{f64(D)};
+                 }));
+  L.push_back(Cv("cvt.s8.s32", {"s32"}, "s16", rows1({0, 0x7f, 0x80, 0x1ff, 0xffffff7f}),
+                 [](auto &R) { return std::vector<u64>{uint16_t(int16_t(int8_t(R[0])))}; }));
+  L.back().Body = "cvt.s8.s32 %d0, %a0;";
+  L.push_back(
+      Cv("cvt.sat.s8.s32", {"s32"}, "s16", rows1({0, 0x7f, 0x80, 0x1ff, 0xffffff7f}), [](auto &R) {
+        int32_t V = std::clamp(int32_t(uint32_t(R[0])), -128, 127);
+        return std::vector<u64>{uint16_t(int16_t(V))};
+      }));
+  L.back().Body = "cvt.sat.s8.s32 %d0, %a0;";
+  L.push_back(
+      Cv("cvt.sat.u16.s32", {"s32"}, "u16", rows1({0, 0xffff, 0x10000, 0xffffffff}), [](auto &R) {
+        return std::vector<u64>{u64(std::clamp(int32_t(uint32_t(R[0])), 0, 65535))};
+      }));
+  L.push_back(Cv("cvt.u16.u32", {"u32"}, "u16", rows1({0, 0xffff, 0x12345678}),
+                 [](auto &R) { return std::vector<u64>{R[0] & 0xffff}; }));
+  L.push_back(Cv("cvt.s64.s32", {"s32"}, "s64", rows1({0, 0x7fffffff, 0x80000000, 0xffffffff}),
+                 [](auto &R) { return std::vector<u64>{u64(int64_t(int32_t(R[0])))}; }));
+  L.push_back(Cv("cvt.u64.u32", {"u32"}, "u64", rows1({0, 0x7fffffff, 0x80000000, 0xffffffff}),
+                 [](auto &R) { return std::vector<u64>{R[0] & 0xffffffff}; }));
+  L.push_back(Cv("cvt.sat.u32.s64", {"s64"}, "u32",
+                 rows1({0, 0x100000000ull, 0xffffffffffffffffull, 0xffffffff}), [](auto &R) {
+                   int64_t V = int64_t(R[0]);
+                   return std::vector<u64>{u64(std::clamp<int64_t>(V, 0, 0xffffffff))};
+                 }));
+  L.push_back(Cv("cvt.rn.f16.f32", {"f32"}, "f16", rows1(FV), [](auto &R) {
+    float A = asF32(R[0]);
+    return std::vector<u64>{std::isnan(A) ? Any : f2h(A)};
+  }));
+  L.push_back(Cv("cvt.f32.f16", {"f16"}, "f32",
+                 rows1({0x0000, 0x8000, 0x3c00, 0x0001, 0x7bff, 0xfc00, 0x3555}), [](auto &R) {
+                   return std::vector<u64>{f32(float(std::bit_cast<_Float16>(uint16_t(R[0]))))};
+                 }));
+  L.push_back(Cv("cvt.rn.bf16.f32", {"f32"}, "bf16", rows1(FV),
+                 [](auto &R) { return std::vector<u64>{f2bf(asF32(R[0]))}; }));
+  L.push_back(Cv("cvt.f32.bf16", {"bf16"}, "f32", rows1({0x0000, 0x8000, 0x3f80, 0x7f80, 0x0001}),
+                 [](auto &R) { return std::vector<u64>{u64(uint32_t(R[0]) << 16)}; }));
+  // cvt.rn.f16x2.f32 d, a, b: a to the upper half, b to the lower (9.7.9.21).
+  L.push_back(
+      Cv("cvt.rn.f16x2.f32", {"f32", "f32"}, "f16x2",
+         rows2({f32(1.0f), f32(-2.5f), f32(70000.0f)}, {f32(0.1f), f32(-0.0f)}),
+         [](auto &R) { return std::vector<u64>{(f2h(asF32(R[0])) << 16) | f2h(asF32(R[1]))}; }));
+  L.push_back(
+      Cv("cvt.rn.bf16x2.f32", {"f32", "f32"}, "bf16x2",
+         rows2({f32(1.0f), f32(-2.5f), f32(3.14159f)}, {f32(0.1f), f32(-0.0f)}),
+         [](auto &R) { return std::vector<u64>{(f2bf(asF32(R[0])) << 16) | f2bf(asF32(R[1]))}; }));
+  L.push_back(Cv("cvt.rn.relu.f16.f32", {"f32"}, "f16",
+                 rows1({f32(1.0f), f32(-2.5f), f32(0.1f), f32(-0.0f)}), [](auto &R) {
+                   u64 H = f2h(asF32(R[0]));
+                   return std::vector<u64>{(H & 0x8000) ? 0 : H};
+                 }));
+  // tf32 .rna: 10 explicit mantissa bits, ties away from zero, kept in a 32-bit container.
+  L.push_back(Cv("cvt.rna.tf32.f32", {"f32"}, "b32",
+                 rows1({f32(1.0f), 0x3f801000, 0x3f803000, 0x3f800fff, 0xbf801000, f32(Inf)}),
+                 [](auto &R) {
+                   uint32_t U = uint32_t(R[0]);
+                   if (std::isinf(asF32(U)))
+                     return std::vector<u64>{U};
+                   return std::vector<u64>{u64((U + 0x1000u) & 0xffffe000u)};
+                 }));
+  // cvt.pack.sat.u8.s32.b32 d, a, b, c: a and b saturated to u8 into bytes 1 and 0, over c's
+  // bytes shifted up by 2 (9.7.9.22).
+  L.push_back(Cv("cvt.pack.sat.u8.s32.b32", {"s32", "s32", "b32"}, "b32",
+                 rows3({5, 300, 0xffffffff}, {0x80, 0xfffffff0}, {0x00001122}), [](auto &R) {
+                   auto S = [](u64 V) { return u64(std::clamp(int32_t(uint32_t(V)), 0, 255)); };
+                   return std::vector<u64>{((R[2] & 0xffff) << 16) | (S(R[0]) << 8) | S(R[1])};
+                 }));
+}
+
+} // namespace reptx::conformance

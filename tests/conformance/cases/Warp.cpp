@@ -1,0 +1,273 @@
+// Warp-level operations (PTX ISA 9.7.9.6 shfl.sync, 9.7.13.7 vote.sync, 9.7.13.8 match.sync,
+// 9.7.13.10 redux.sync, 9.7.13.12 activemask, 9.7.13.13 elect.sync), with divergent predicates,
+// partial member masks (lanes that leave early) and partial warps at the end of blocks whose
+// size is not a multiple of 32.
+#include "../Conformance.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace reptx::conformance {
+
+namespace {
+
+using u64 = uint64_t;
+
+// Rows: {value}; blocks of Block threads; lane = index in block % 32.
+Case W(std::string Name, std::vector<std::string> Out, std::string Body,
+       std::function<void(RefContext &)> F, unsigned Threads, unsigned Block) {
+  Case C;
+  C.Family = "warp";
+  C.Name = std::move(Name);
+  C.InTypes = {"u32"};
+  C.OutTypes = std::move(Out);
+  C.Body = std::move(Body);
+  for (unsigned I = 0; I < Threads; ++I)
+    C.Rows.push_back({u64((I * 2654435761u) ^ (I << 3)) & 0xffffffu});
+  C.Ref = std::move(F);
+  C.Block = Block;
+  return C;
+}
+
+// The threads of thread T's warp: first global index and count.
+struct WarpOf {
+  size_t First;
+  unsigned Size;
+  unsigned Lane;
+};
+WarpOf warpOf(size_t T, unsigned Block) {
+  size_t Base = T / Block * Block, InB = T - Base;
+  size_t First = Base + InB / 32 * 32;
+  unsigned Size = unsigned(std::min<size_t>(32, Base + Block - First));
+  return {First, Size, unsigned(T - First)};
+}
+uint32_t fullMask(unsigned Size) { return Size == 32 ? 0xffffffffu : (1u << Size) - 1; }
+
+// Shfl reference (9.7.9.6) with all lanes of the warp active.
+std::function<void(RefContext &)> shflRef(int Mode, uint32_t B, uint32_t Cc) {
+  return [=](RefContext &X) {
+    for (size_t T = 0; T < X.In.size(); ++T) {
+      WarpOf Wp = warpOf(T, X.BlockThreads);
+      int L = int(Wp.Lane), Bv = int(B & 31), Cv = int(Cc & 31), Seg = int((Cc >> 8) & 31);
+      int MaxLane = (L & Seg) | (Cv & ~Seg), MinLane = L & Seg, J = 0;
+      bool P = false;
+      if (Mode == 0) {
+        J = L - Bv;
+        P = J >= MaxLane;
+      } else if (Mode == 1) {
+        J = L + Bv;
+        P = J <= MaxLane;
+      } else if (Mode == 2) {
+        J = L ^ Bv;
+        P = J <= MaxLane;
+      } else {
+        J = MinLane | (Bv & ~Seg);
+        P = J <= MaxLane;
+      }
+      if (!P)
+        J = L;
+      bool Valid = unsigned(J) < Wp.Size;
+      X.Out[T] = {Valid ? X.In[Wp.First + J][0] : Any, P ? 1u : 0u};
+    }
+  };
+}
+
+} // namespace
+
+void addWarpCases(CaseList &L) {
+  struct S {
+    const char *Mode;
+    int M;
+    uint32_t B, C;
+  };
+  for (S Sh : {S{"up", 0, 1, 0}, S{"up", 0, 5, 0x1800}, S{"down", 1, 3, 0x1f},
+               S{"down", 1, 16, 0x1f}, S{"bfly", 2, 5, 0x181f & 0x1f1f}, S{"bfly", 2, 12, 0x100f},
+               S{"idx", 3, 7, 0x1f}, S{"idx", 3, 40, 0x1003}, S{"idx", 3, 2, 0x1c1f}})
+    L.push_back(W(std::string("shfl.sync.") + Sh.Mode + ".b=" + std::to_string(Sh.B) +
+                      ".c=" + std::to_string(Sh.C),
+                  {"u32", "pred"},
+                  std::string("shfl.sync.") + Sh.Mode + ".b32 %d0|%d1, %a0, " +
+                      std::to_string(Sh.B) + ", " + std::to_string(Sh.C) + ", 0xffffffff;",
+                  shflRef(Sh.M, Sh.B, Sh.C), 160, 80));
+  // Operand b in a register, a float payload.
+  L.push_back(W("shfl.sync.bfly.reg", {"u32", "pred"},
+                "and.b32 %r0, %gid, 3;\n add.u32 %r0, %r0, 1;\n"
+                " shfl.sync.bfly.b32 %d0|%d1, %a0, 1, 0x1f, 0xffffffff;",
+                shflRef(2, 1, 0x1f), 64, 64));
+  // vote.sync with a divergent predicate.
+  auto Pred = [](u64 V) { return (V & 7) < 3; };
+  L.push_back(W(
+      "vote.sync.ballot", {"u32"},
+      "and.b32 %r0, %a0, 7;\n setp.lt.u32 %p0, %r0, 3;\n vote.sync.ballot.b32 %d0, %p0, "
+      "0xffffffff;",
+      [Pred](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          uint32_t B = 0;
+          for (unsigned I = 0; I < Wp.Size; ++I)
+            B |= uint32_t(Pred(X.In[Wp.First + I][0])) << I;
+          X.Out[T][0] = B;
+        }
+      },
+      176, 88));
+  for (std::string Kind : {"all", "any", "uni"})
+    L.push_back(W(
+        "vote.sync." + Kind, {"pred"},
+        "and.b32 %r0, %a0, 7;\n setp.lt.u32 %p0, %r0, 3;\n mov.u32 %r1, %laneid;\n"
+        " setp.lt.u32 %p1, %r1, 4;\n and.pred %p0, %p0, %p1;\n"
+        " mov.u32 %r2, %warpid;\n setp.eq.u32 %p2, %r2, 1;\n or.pred %p0, %p0, %p2;\n"
+        " vote.sync." +
+            Kind + ".pred %d0, %p0, 0xffffffff;",
+        [Kind, Pred](RefContext &X) {
+          for (size_t T = 0; T < X.In.size(); ++T) {
+            WarpOf Wp = warpOf(T, X.BlockThreads);
+            unsigned Cnt = 0;
+            bool WarpIsOne = (Wp.First % X.BlockThreads) / 32 == 1;
+            for (unsigned I = 0; I < Wp.Size; ++I)
+              Cnt += WarpIsOne || (Pred(X.In[Wp.First + I][0]) && I < 4);
+            bool R = Kind == "all"   ? Cnt == Wp.Size
+                     : Kind == "any" ? Cnt > 0
+                                     : (Cnt == 0 || Cnt == Wp.Size);
+            X.Out[T][0] = R;
+          }
+        },
+        192, 96));
+  // Partial member mask: the odd lanes leave before the vote.
+  L.push_back(W(
+      "vote.sync.ballot.partial", {"u32"},
+      "mov.u32 %r1, %laneid;\n and.b32 %r2, %r1, 1;\n setp.ne.u32 %p3, %r2, 0;\n"
+      " mov.u32 %d0, 0;\n @%p3 bra $Lskip;\n and.b32 %r0, %a0, 7;\n"
+      " setp.lt.u32 %p0, %r0, 3;\n vote.sync.ballot.b32 %d0, %p0, 0x55555555;\n$Lskip:",
+      [Pred](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          if (Wp.Lane & 1) {
+            X.Out[T][0] = 0;
+            continue;
+          }
+          uint32_t B = 0;
+          for (unsigned I = 0; I < Wp.Size; I += 2)
+            B |= uint32_t(Pred(X.In[Wp.First + I][0])) << I;
+          X.Out[T][0] = B;
+        }
+      },
+      128, 64));
+  L.push_back(W(
+      "activemask", {"u32"},
+      "mov.u32 %r1, %laneid;\n mov.u32 %d0, 0;\n setp.ge.u32 %p0, %r1, 20;\n"
+      " @%p0 bra $Lskip;\n activemask.b32 %d0;\n$Lskip:",
+      [](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          X.Out[T][0] = Wp.Lane < 20 ? fullMask(std::min(Wp.Size, 20u)) : 0;
+        }
+      },
+      100, 50));
+  // match.any: lanes holding the same value (values with few distinct classes); match.all.
+  L.push_back(W(
+      "match.any.sync.b32", {"u32"},
+      "and.b32 %r0, %a0, 3;\n match.any.sync.b32 %d0, %r0, 0xffffffff;",
+      [](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          uint32_t M = 0;
+          for (unsigned I = 0; I < Wp.Size; ++I)
+            M |= uint32_t((X.In[Wp.First + I][0] & 3) == (X.In[T][0] & 3)) << I;
+          X.Out[T][0] = M;
+        }
+      },
+      96, 48));
+  L.push_back(W(
+      "match.any.sync.b64", {"u32"},
+      "and.b32 %r0, %a0, 1;\n cvt.u64.u32 %rd0, %r0;\n shl.b64 %rd0, %rd0, 40;\n"
+      " match.any.sync.b64 %d0, %rd0, 0xffffffff;",
+      [](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          uint32_t M = 0;
+          for (unsigned I = 0; I < Wp.Size; ++I)
+            M |= uint32_t((X.In[Wp.First + I][0] & 1) == (X.In[T][0] & 1)) << I;
+          X.Out[T][0] = M;
+        }
+      },
+      64, 64));
+  L.push_back(W(
+      "match.all.sync.b32", {"u32", "pred"},
+      "mov.u32 %r1, %warpid;\n and.b32 %r0, %a0, %r1;\n"
+      " match.all.sync.b32 %d0|%d1, %r0, 0xffffffff;",
+      [](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          uint32_t Warp = uint32_t((Wp.First % X.BlockThreads) / 32);
+          bool Same = true;
+          for (unsigned I = 0; I < Wp.Size; ++I)
+            Same &= (X.In[Wp.First + I][0] & Warp) == (X.In[T][0] & Warp);
+          X.Out[T] = {Same ? fullMask(Wp.Size) : 0u, Same};
+        }
+      },
+      128, 128));
+  // redux.sync (sm_80): over the warp's lanes.
+  struct R {
+    const char *Op;
+    const char *Type;
+    int K;
+  };
+  for (R Rd : {R{"add", "u32", 0}, R{"min", "s32", 1}, R{"max", "u32", 2}, R{"and", "b32", 3},
+               R{"or", "b32", 4}, R{"xor", "b32", 5}, R{"max", "s32", 6}})
+    L.push_back(W(
+        std::string("redux.sync.") + Rd.Op + "." + Rd.Type, {"u32"},
+        "sub.u32 %r0, %a0, 0x800000;\n redux.sync." + std::string(Rd.Op) + "." + Rd.Type +
+            " %d0, %r0, 0xffffffff;",
+        [K = Rd.K](RefContext &X) {
+          for (size_t T = 0; T < X.In.size(); ++T) {
+            WarpOf Wp = warpOf(T, X.BlockThreads);
+            uint32_t Acc = K == 1 ? 0x7fffffffu : K == 6 ? 0x80000000u : K == 3 ? ~0u : 0u;
+            for (unsigned I = 0; I < Wp.Size; ++I) {
+              uint32_t V = uint32_t(X.In[Wp.First + I][0]) - 0x800000u;
+              switch (K) {
+              case 0:
+                Acc += V;
+                break;
+              case 1:
+                Acc = uint32_t(std::min(int32_t(Acc), int32_t(V)));
+                break;
+              case 2:
+                Acc = std::max(Acc, V);
+                break;
+              case 3:
+                Acc &= V;
+                break;
+              case 4:
+                Acc |= V;
+                break;
+              case 5:
+                Acc ^= V;
+                break;
+              default:
+                Acc = uint32_t(std::max(int32_t(Acc), int32_t(V)));
+                break;
+              }
+            }
+            X.Out[T][0] = Acc;
+          }
+        },
+        144, 72));
+  // elect.sync (sm_90): exactly the lowest active member lane is elected.
+  L.push_back(W(
+      "elect.sync", {"u32", "pred"},
+      "mov.u32 %r1, %laneid;\n setp.lt.u32 %p0, %r1, 3;\n mov.u32 %d0, 99;\n"
+      " mov.pred %d1, 0;\n @%p0 bra $Lskip;\n elect.sync %d0|%d1, 0xfffffff8;\n$Lskip:",
+      [](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          if (Wp.Lane < 3) {
+            X.Out[T] = {99, 0};
+            continue;
+          }
+          X.Out[T] = {3, Wp.Lane == 3};
+        }
+      },
+      96, 96));
+}
+
+} // namespace reptx::conformance
