@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled sample, an unmodified nvcc-built CUDA executable: list its fatbin,
-# extract and parse its PTX, recompile the PTX for gfx942, and run the kernel on the AMDGPU
-# emulator against a host computation.
+# extract and parse its PTX, recompile the PTX for gfx942, run the kernel on the AMDGPU emulator
+# against a host computation, and run the unmodified program itself through reptx's libcuda.so.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -33,3 +33,10 @@ bad = [i for i in range(n) if c[i] != f32(a[i] + b[i])]
 print('vecadd on the emulator (gfx942):', 'PASS' if not bad else 'FAIL (%d wrong)' % len(bad))
 sys.exit(1 if bad else 0)
 PY
+# The program itself, unmodified, with reptx's libcuda.so.1 in front (built where the CUDA
+# toolkit's headers are available; see loader/README.md).
+if [ -e build/release/lib/libcuda.so.1 ]; then
+  $reptx run -- "$sample"
+else
+  echo "libcuda.so.1 was not built (no CUDA toolkit headers): skipping reptx run"
+fi
