@@ -819,25 +819,7 @@ Error FunctionLifter::liftFunctionBody() {
       Arg->setName(P.Name);
       Params[P.Name] = Arg;
     }
-  collectLabels(*F.Body);
-  BasicBlock *Start = BasicBlock::Create(Ctx, "start", Fn);
-  B.CreateBr(Start);
-  B.SetInsertPoint(Start);
-  if (Error E = liftBlock(*F.Body))
-    return E;
-  Cur = nullptr;
-  if (!B.GetInsertBlock()->getTerminator())
-    B.CreateRetVoid();
-  for (BasicBlock &BB : *Fn)
-    if (!BB.getTerminator()) {
-      IRBuilder<> TB(&BB);
-      TB.CreateUnreachable();
-    }
-  std::string Why;
-  raw_string_ostream OS(Why);
-  if (verifyFunction(*Fn, &OS))
-    return unsupported("lifted IR does not verify: " + Why);
-  return Error::success();
+  return liftBody();
 }
 
 Error FunctionLifter::lift() {
@@ -891,6 +873,12 @@ Error FunctionLifter::lift() {
   }
   if (!F.Body)
     return unsupported("kernel without a body");
+  return liftBody();
+}
+
+// The body of a kernel or .func after its entry block: labels, the statements, and a return when
+// control falls off the end (PTX ISA 9.7.12.5); then the function must verify.
+Error FunctionLifter::liftBody() {
   collectLabels(*F.Body);
   BasicBlock *Start = BasicBlock::Create(Ctx, "start", Fn);
   B.CreateBr(Start);
@@ -898,7 +886,6 @@ Error FunctionLifter::lift() {
   if (Error E = liftBlock(*F.Body))
     return E;
   Cur = nullptr;
-  // Falling off the end of a kernel returns (PTX ISA 9.7.12.5).
   if (!B.GetInsertBlock()->getTerminator())
     B.CreateRetVoid();
   // Labels that were never placed (not possible after validation) and empty blocks.

@@ -118,6 +118,7 @@ private:
   std::vector<Shadowed> ScopeLog;
   void popScope(size_t Mark);
   llvm::Error liftFunctionBody();
+  llvm::Error liftBody();
   llvm::Expected<llvm::Constant *> initializerConstant(const ptx::VarDecl &D, uint64_t Size);
   llvm::Expected<llvm::Constant *> initializerSymbol(const ptx::Expr &E);
   llvm::Error liftBlock(const ptx::Block &Blk);

@@ -3,6 +3,8 @@
 // trips agree, 77 when there is no toolkit, 1 otherwise.
 //
 // usage: ptx_corpus_check [--jobs N] [--no-roundtrip] CUDA_HOME
+#include "ToolkitLibraries.h"
+
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
 
@@ -36,24 +38,7 @@ int main(int argc, char **argv) {
       Cuda = A.str();
   }
   llvm::parallel::strategy = llvm::hardware_concurrency(Jobs);
-  std::set<std::string> Files;
-  std::regex Lib(R"((\.so(\.\d+)*|\.a)$)");
-  for (const char *Sub : {"lib64", "lib"}) {
-    std::error_code EC;
-    llvm::SmallString<256> Dir(Cuda);
-    llvm::sys::path::append(Dir, Sub);
-    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
-      llvm::sys::fs::file_status St;
-      if (llvm::sys::fs::status(It->path(), St, /*Follow=*/false) ||
-          St.type() != llvm::sys::fs::file_type::regular_file)
-        continue;
-      if (!std::regex_search(llvm::sys::path::filename(It->path()).str(), Lib))
-        continue;
-      llvm::SmallString<256> Real;
-      if (!llvm::sys::fs::real_path(It->path(), Real))
-        Files.insert(std::string(Real));
-    }
-  }
+  std::set<std::string> Files = corpus::toolkitLibraries(Cuda);
   if (Files.empty()) {
     llvm::outs() << "SKIPPED: no CUDA toolkit libraries under " << Cuda << "/lib*\n";
     return 77;
