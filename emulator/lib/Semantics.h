@@ -257,7 +257,9 @@ template <auto F> bool vopSatCompute(Wave &W, const Inst &I, uint64_t *Out) {
   using Tr = FnTraits<decltype(F)>;
   W.forEachActive([&](unsigned L) {
     int64_t R = callLane<F, false>(W, I, L, std::make_index_sequence<Tr::Arity>());
-    Out[L] = I.Clamp ? uint64_t(R < 0 ? 0 : R > int64_t(UINT32_MAX) ? int64_t(UINT32_MAX) : R)
+    Out[L] = I.Clamp ? uint64_t(R < 0                     ? 0
+                                : R > int64_t(UINT32_MAX) ? int64_t(UINT32_MAX)
+                                                          : R)
                      : uint64_t(uint32_t(R));
   });
   return true;

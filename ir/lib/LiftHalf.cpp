@@ -203,7 +203,6 @@ Error HalfLifter::minMax(StringRef Op) {
 // 1 - 2/(e^(2|x|) + 1) with the sign of x above (no cancellation there).
 Value *HalfLifter::tanhF32(Value *X) { return tanhApproxF32(B, X); }
 
-
 Error HalfLifter::approx(StringRef Op) {
   // ex2.approx and tanh.approx (9.7.4.8/9): computed on f32 (the f32 approximation's error is
   // far below the half formats' ulp) and rounded once.
