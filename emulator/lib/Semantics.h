@@ -12,6 +12,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <tuple>
@@ -439,6 +440,33 @@ inline OpDef custom(llvm::StringRef Name, Handler H, int NumOperands = -1) {
   D.Exec = H;
   D.NumOperands = int8_t(NumOperands);
   return D;
+}
+
+// One lane of a memory access between VGPRs and memory at P: Bytes (1, 2, 4, 8, 12, 16) from
+// VGPR Reg on; sub-dword loads zero- or sign-extend to 32 bits, sub-dword stores take the low
+// bits (the high half with HighHalf: the *_d16_hi stores).
+template <unsigned Bytes, bool SignExtend>
+void loadLane(Wave &W, unsigned Reg, unsigned L, const uint8_t *P) {
+  if constexpr (Bytes < 4) {
+    uint32_t V = 0;
+    std::memcpy(&V, P, Bytes);
+    if (SignExtend)
+      V = Bytes == 1 ? uint32_t(int32_t(int8_t(V))) : uint32_t(int32_t(int16_t(V)));
+    W.vcol(Reg)[L] = V;
+  } else {
+    for (unsigned D = 0; D < Bytes / 4; ++D)
+      std::memcpy(&W.vcol(Reg + D)[L], P + 4 * D, 4);
+  }
+}
+template <unsigned Bytes, bool HighHalf = false>
+void storeLane(Wave &W, unsigned Reg, unsigned L, uint8_t *P) {
+  if constexpr (Bytes < 4) {
+    uint32_t V = W.vcol(Reg)[L] >> (HighHalf ? 16 : 0);
+    std::memcpy(P, &V, Bytes);
+  } else {
+    for (unsigned D = 0; D < Bytes / 4; ++D)
+      std::memcpy(P + 4 * D, &W.vcol(Reg + D)[L], 4);
+  }
 }
 
 // Each family adds its operations to the table; aliases give the GFX10+/GFX11+ spellings of the

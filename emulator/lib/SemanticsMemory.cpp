@@ -111,16 +111,7 @@ template <Space S, unsigned Bytes, bool SignExtend> Step load(Wave &W, const Ins
     uint8_t *P = resolve(W, S, Address, Bytes, false, L, Failure);
     if (!P)
       return Failure;
-    if constexpr (Bytes < 4) {
-      u32 V = 0;
-      std::memcpy(&V, P, Bytes);
-      if (SignExtend)
-        V = Bytes == 1 ? u32(i32(int8_t(V))) : u32(i32(int16_t(V)));
-      W.vcol(Dst)[L] = V;
-    } else {
-      for (unsigned D = 0; D < Bytes / 4; ++D)
-        std::memcpy(&W.vcol(Dst + D)[L], P + 4 * D, 4);
-    }
+    loadLane<Bytes, SignExtend>(W, Dst, L, P);
   }
   return Step::Next;
 }
@@ -167,15 +158,7 @@ template <Space S, unsigned Bytes, bool Hi = false> Step store(Wave &W, const In
     uint8_t *P = resolve(W, S, Address, Bytes, true, L, Failure);
     if (!P)
       return Failure;
-    if constexpr (Bytes < 4) {
-      u32 V = W.vcol(Data)[L];
-      if constexpr (Hi)
-        V >>= 16;
-      std::memcpy(P, &V, Bytes);
-    } else {
-      for (unsigned D = 0; D < Bytes / 4; ++D)
-        std::memcpy(P + 4 * D, &W.vcol(Data + D)[L], 4);
-    }
+    storeLane<Bytes, Hi>(W, Data, L, P);
   }
   return Step::Next;
 }
@@ -328,16 +311,7 @@ template <unsigned Bytes, bool SignExtend> Step dsRead(Wave &W, const Inst &I) {
     uint8_t *P = ldsPtr(W, A, Bytes);
     if (!P)
       return ldsFault(W, A, Bytes, false, L);
-    if constexpr (Bytes < 4) {
-      u32 V = 0;
-      std::memcpy(&V, P, Bytes);
-      if (SignExtend)
-        V = Bytes == 1 ? u32(i32(int8_t(V))) : u32(i32(int16_t(V)));
-      W.vcol(Dst)[L] = V;
-    } else {
-      for (unsigned D = 0; D < Bytes / 4; ++D)
-        std::memcpy(&W.vcol(Dst + D)[L], P + 4 * D, 4);
-    }
+    loadLane<Bytes, SignExtend>(W, Dst, L, P);
   }
   return Step::Next;
 }
@@ -368,13 +342,7 @@ template <unsigned Bytes, bool HighHalf = false> Step dsWrite(Wave &W, const Ins
     uint8_t *P = ldsPtr(W, A, Bytes);
     if (!P)
       return ldsFault(W, A, Bytes, true, L);
-    if constexpr (Bytes < 4) {
-      u32 V = W.vcol(Data)[L] >> (HighHalf ? 16 : 0);
-      std::memcpy(P, &V, Bytes);
-    } else {
-      for (unsigned D = 0; D < Bytes / 4; ++D)
-        std::memcpy(P + 4 * D, &W.vcol(Data + D)[L], 4);
-    }
+    storeLane<Bytes, HighHalf>(W, Data, L, P);
   }
   return Step::Next;
 }

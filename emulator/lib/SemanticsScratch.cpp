@@ -46,16 +46,7 @@ template <unsigned Bytes, bool SignExtend> Step scratchLoad(Wave &W, const Inst 
     uint8_t *P = scratchAt(W, I, 1, L, Bytes, false, Failure);
     if (!P)
       return Failure;
-    if constexpr (Bytes < 4) {
-      uint32_t V = 0;
-      std::memcpy(&V, P, Bytes);
-      if (SignExtend)
-        V = Bytes == 1 ? uint32_t(int32_t(int8_t(V))) : uint32_t(int32_t(int16_t(V)));
-      W.vcol(Dst)[L] = V;
-    } else {
-      for (unsigned D = 0; D < Bytes / 4; ++D)
-        std::memcpy(&W.vcol(Dst + D)[L], P + 4 * D, 4);
-    }
+    loadLane<Bytes, SignExtend>(W, Dst, L, P);
   }
   return Step::Next;
 }
@@ -70,13 +61,7 @@ template <unsigned Bytes> Step scratchStore(Wave &W, const Inst &I) {
     uint8_t *P = scratchAt(W, I, 0, L, Bytes, true, Failure);
     if (!P)
       return Failure;
-    if constexpr (Bytes < 4) {
-      uint32_t V = W.vcol(Data)[L];
-      std::memcpy(P, &V, Bytes);
-    } else {
-      for (unsigned D = 0; D < Bytes / 4; ++D)
-        std::memcpy(P + 4 * D, &W.vcol(Data + D)[L], 4);
-    }
+    storeLane<Bytes>(W, Data, L, P);
   }
   return Step::Next;
 }
