@@ -265,6 +265,7 @@ Error DispatchRun::setUp(uint64_t DispatchId, uint64_t LoadBase) {
   Ctx.FlushF64In = M64 == 0 || M64 == 2;
   Ctx.FlushF64Out = M64 == 0 || M64 == 1;
   Ctx.Dx10Clamp = D.enableDx10Clamp();
+  Ctx.RegistersChecked.assign(Ctx.Prog->Insts.size(), 0);
   auto Entry = Ctx.Prog->indexOf(K.EntryAddress);
   if (!Entry)
     return invalid("kernel '" + K.Name + "': entry point is not an instruction");

@@ -5,6 +5,7 @@
 // (neg/abs), output modifiers (omod/clamp) and denormal flushing follow from the types.
 #pragma once
 
+#include "LaneOperand.h"
 #include "Wave.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -223,11 +224,81 @@ auto callLane(const Wave &W, const Inst &I, unsigned L, std::index_sequence<K...
   return F(readLaneArg<std::tuple_element_t<K, Args>>(W, I.Ops[sourceOperand<F, Acc>(K)], L)...);
 }
 
+// Fast path of the lane loops: every source prepared once (LaneOperand.h), so that a lane reads
+// its operands without deciding again what they are; the same values as readLaneArg. False when
+// a source needs the general path (then nothing has been computed).
+// Plain: the caller found that flushIn would change nothing (plainOperation).
+template <typename T, bool Plain = false>
+T readPrepared(const Wave &W, const LaneOperand &S, unsigned L) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return S.maskBit(L);
+  } else {
+    T V = fromBits<T>(ValueType<T>::Bits > 32 ? S.at64(L) : S.at32(L));
+    if constexpr (Plain)
+      return V;
+    else
+      return flushIn(W, V);
+  }
+}
+// Whether flushIn of T and finish of R are the identity in this wave and instruction, so the
+// lane loop can leave them out.
+template <typename T> bool flushesIn(const Wave &W) {
+  if constexpr (std::is_same_v<T, float>)
+    return W.flushF32In();
+  else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, _Float16>)
+    return W.flushF64In();
+  else
+    return false;
+}
+template <auto F, size_t... K>
+bool plainOperation(const Wave &W, const Inst &I, std::index_sequence<K...>) {
+  using Tr = FnTraits<decltype(F)>;
+  using R = typename Tr::Ret;
+  if constexpr (IsFloat<R>) {
+    bool FlushOut = std::is_same_v<R, float> ? W.flushF32Out() : W.flushF64Out();
+    if (I.Omod || I.Clamp || FlushOut)
+      return false;
+  }
+  return !(flushesIn<std::tuple_element_t<K, typename Tr::Args>>(W) || ...);
+}
+template <auto F, unsigned First, bool Acc, size_t... K>
+bool prepareSources(const Wave &W, const Inst &I, LaneOperand *Src, std::index_sequence<K...>) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  return (Src[K].prepare(W, I.Ops[Acc && K + 1 == sizeof...(K) ? 0 : unsigned(First + K)],
+                         ValueType<std::tuple_element_t<K, Args>>::Bits,
+                         ValueType<std::tuple_element_t<K, Args>>::Kind) &&
+          ...);
+}
+template <auto F, bool Plain = false, size_t... K>
+auto callPrepared(const Wave &W, const LaneOperand *Src, unsigned L, std::index_sequence<K...>) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  return F(readPrepared<std::tuple_element_t<K, Args>, Plain>(W, Src[K], L)...);
+}
+template <auto F, bool Acc> bool vopComputeFast(Wave &W, const Inst &I, uint64_t *Out) {
+  using Tr = FnTraits<decltype(F)>;
+  LaneOperand Src[Tr::Arity ? Tr::Arity : 1];
+  if (!prepareSources<F, 1, Acc>(W, I, Src, std::make_index_sequence<Tr::Arity>()))
+    return false;
+  if (plainOperation<F>(W, I, std::make_index_sequence<Tr::Arity>())) {
+    forEachExecLane(W.exec(), W.Size, [&](unsigned L) {
+      Out[L] = toBits(callPrepared<F, true>(W, Src, L, std::make_index_sequence<Tr::Arity>()));
+    });
+    return true;
+  }
+  forEachExecLane(W.exec(), W.Size, [&](unsigned L) {
+    Out[L] =
+        toBits(finish(W, I, callPrepared<F>(W, Src, L, std::make_index_sequence<Tr::Arity>())));
+  });
+  return true;
+}
+
 template <auto F, bool Acc = false> bool vopCompute(Wave &W, const Inst &I, uint64_t *Out) {
   using Tr = FnTraits<decltype(F)>;
   // MODE.FP_ROUND: float results round in the wave's mode, through the host's rounding mode
   // (every lane's operands are read and its result stored between the two mode changes).
   HostRounding Round(W, IsFloat<typename Tr::Ret> ? roundModeFor<typename Tr::Ret>(W) : 0);
+  if (vopComputeFast<F, Acc>(W, I, Out))
+    return true;
   W.forEachActive([&](unsigned L) {
     Out[L] = toBits(finish(W, I, callLane<F, Acc>(W, I, L, std::make_index_sequence<Tr::Arity>())));
   });
@@ -256,8 +327,11 @@ template <auto F, bool Acc = false> Step vopExec(Wave &W, const Inst &I) {
 // F returns the exact result as int64_t; with CLAMP it is clamped to [0, 2^32 - 1].
 template <auto F> bool vopSatCompute(Wave &W, const Inst &I, uint64_t *Out) {
   using Tr = FnTraits<decltype(F)>;
+  LaneOperand Src[Tr::Arity];
+  bool Fast = prepareSources<F, 1, false>(W, I, Src, std::make_index_sequence<Tr::Arity>());
   W.forEachActive([&](unsigned L) {
-    int64_t R = callLane<F, false>(W, I, L, std::make_index_sequence<Tr::Arity>());
+    int64_t R = Fast ? callPrepared<F>(W, Src, L, std::make_index_sequence<Tr::Arity>())
+                     : callLane<F, false>(W, I, L, std::make_index_sequence<Tr::Arity>());
     Out[L] = I.Clamp ? uint64_t(R < 0                     ? 0
                                 : R > int64_t(UINT32_MAX) ? int64_t(UINT32_MAX)
                                                           : R)
@@ -299,11 +373,22 @@ template <auto F, bool Cmpx> Step vopcExec(Wave &W, const Inst &I) {
     return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
   unsigned First = I.NumOps == 3 ? 1 : 0;
   uint64_t M = 0;
-  W.forEachActive([&](unsigned L) {
-    if (F(readLaneArg<std::tuple_element_t<0, Args>>(W, I.Ops[First], L),
-          readLaneArg<std::tuple_element_t<1, Args>>(W, I.Ops[First + 1], L)))
-      M |= uint64_t(1) << L;
-  });
+  LaneOperand Src[2];
+  if (Src[0].prepare(W, I.Ops[First], ValueType<std::tuple_element_t<0, Args>>::Bits,
+                     ValueType<std::tuple_element_t<0, Args>>::Kind) &&
+      Src[1].prepare(W, I.Ops[First + 1], ValueType<std::tuple_element_t<1, Args>>::Bits,
+                     ValueType<std::tuple_element_t<1, Args>>::Kind)) {
+    forEachExecLane(W.exec(), W.Size, [&](unsigned L) {
+      M |= uint64_t(F(readPrepared<std::tuple_element_t<0, Args>>(W, Src[0], L),
+                      readPrepared<std::tuple_element_t<1, Args>>(W, Src[1], L)))
+           << L;
+    });
+  } else
+    W.forEachActive([&](unsigned L) {
+      if (F(readLaneArg<std::tuple_element_t<0, Args>>(W, I.Ops[First], L),
+            readLaneArg<std::tuple_element_t<1, Args>>(W, I.Ops[First + 1], L)))
+        M |= uint64_t(1) << L;
+    });
   if (First)
     W.writeMask(I.Ops[0], M);
   if (Cmpx)
@@ -337,8 +422,11 @@ template <auto F> Step vopCarryExec(Wave &W, const Inst &I) {
   if (I.Clamp)
     return integerClampFault(W);
   uint64_t M = 0;
+  LaneOperand Src[Tr::Arity];
+  bool Fast = prepareSources<F, 2, false>(W, I, Src, std::make_index_sequence<Tr::Arity>());
   W.forEachActive([&](unsigned L) {
-    auto R = callCarryLane<F>(W, I, L, std::make_index_sequence<Tr::Arity>());
+    auto R = Fast ? callPrepared<F>(W, Src, L, std::make_index_sequence<Tr::Arity>())
+                  : callCarryLane<F>(W, I, L, std::make_index_sequence<Tr::Arity>());
     W.Out[L] = toBits<T>(R.Value);
     if (R.Out)
       M |= uint64_t(1) << L;

@@ -96,6 +96,32 @@ u64 laneAddress(const Wave &W, const Inst &I, Space S, unsigned VaddrOp, unsigne
   return W.lane(Vaddr, L, 64) + u64(i64(I.Offset));
 }
 
+// laneAddress with the operands prepared once per instruction (LaneOperand.h).
+class LaneAddresses {
+public:
+  LaneAddresses(const Wave &W, const Inst &I, Space S, unsigned VaddrOp)
+      : W(W), I(I), S(S), VaddrOp(VaddrOp) {
+    const Operand &Saddr = I.Ops[I.NumOps - 1];
+    WithSaddr = S == Space::Global && Saddr.Kind == OperandKind::Sgpr;
+    Fast = Vaddr.prepare(W, I.Ops[VaddrOp], WithSaddr ? 32 : 64, NumKind::Unsigned);
+    Base = (WithSaddr ? W.scalar(Saddr, 64) : 0) + u64(i64(I.Offset));
+  }
+  [[gnu::always_inline]] u64 operator()(unsigned L) const {
+    if (!Fast)
+      return laneAddress(W, I, S, VaddrOp, L);
+    return Base + (WithSaddr ? u64(Vaddr.at32(L)) : Vaddr.at64(L));
+  }
+
+private:
+  const Wave &W;
+  const Inst &I;
+  Space S;
+  unsigned VaddrOp;
+  bool WithSaddr = false, Fast = false;
+  u64 Base = 0;
+  LaneOperand Vaddr;
+};
+
 // Loads of Bytes (1, 2, 4, 8, 12, 16); sub-dword loads extend to 32 bits.
 template <Space S, unsigned Bytes, bool SignExtend> Step load(Wave &W, const Inst &I) {
   unsigned Expected = S == Space::Global ? 3 : 2;
@@ -105,9 +131,10 @@ template <Space S, unsigned Bytes, bool SignExtend> Step load(Wave &W, const Ins
     return widthFault(W);
   Step Failure = Step::Next;
   unsigned Dst = W.vgprIndex(I.Ops[0]);
+  LaneAddresses Addr(W, I, S, 1);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 Address = laneAddress(W, I, S, 1, L);
+    u64 Address = Addr(L);
     uint8_t *P = resolve(W, S, Address, Bytes, false, L, Failure);
     if (!P)
       return Failure;
@@ -131,9 +158,10 @@ template <Space S, unsigned Bytes, bool SignExtend, bool Hi> Step loadD16(Wave &
     return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
   Step Failure = Step::Next;
   unsigned Dst = W.vgprIndex(I.Ops[0]);
+  LaneAddresses Addr(W, I, S, 1);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    uint8_t *P = resolve(W, S, laneAddress(W, I, S, 1, L), Bytes, false, L, Failure);
+    uint8_t *P = resolve(W, S, Addr(L), Bytes, false, L, Failure);
     if (!P)
       return Failure;
     u32 V = 0;
@@ -152,9 +180,10 @@ template <Space S, unsigned Bytes, bool Hi = false> Step store(Wave &W, const In
     return widthFault(W);
   Step Failure = Step::Next;
   unsigned Data = W.vgprIndex(I.Ops[1]);
+  LaneAddresses Addr(W, I, S, 0);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 Address = laneAddress(W, I, S, 0, L);
+    u64 Address = Addr(L);
     uint8_t *P = resolve(W, S, Address, Bytes, true, L, Failure);
     if (!P)
       return Failure;
@@ -270,9 +299,10 @@ template <Space S, typename T, Rmw Op> Step atomic(Wave &W, const Inst &I) {
     return widthFault(W);
   unsigned Data = W.vgprIndex(I.Ops[First + 1]);
   Step Failure = Step::Next;
+  LaneAddresses Addr(W, I, S, First);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 Address = laneAddress(W, I, S, First, L);
+    u64 Address = Addr(L);
     uint8_t *P = resolve(W, S, Address, sizeof(T), true, L, Failure);
     if (!P)
       return Failure;
@@ -301,13 +331,34 @@ u64 ldsAddress(const Wave &W, const Inst &I, unsigned Op, unsigned L, i64 Extra)
   return u64(u32(u32(W.lane(I.Ops[Op], L, 32)) + u32(Extra)));
 }
 
+// ldsAddress with the address operand prepared once per instruction (LaneOperand.h).
+class LdsAddresses {
+public:
+  LdsAddresses(const Wave &W, const Inst &I, unsigned Op) : W(W), I(I), Op(Op) {
+    Fast = Addr.prepare(W, I.Ops[Op], 32, NumKind::Unsigned);
+  }
+  [[gnu::always_inline]] u64 operator()(unsigned L, i64 Extra) const {
+    if (!Fast)
+      return ldsAddress(W, I, Op, L, Extra);
+    return u64(u32(Addr.at32(L) + u32(Extra)));
+  }
+
+private:
+  const Wave &W;
+  const Inst &I;
+  unsigned Op;
+  bool Fast = false;
+  LaneOperand Addr;
+};
+
 template <unsigned Bytes, bool SignExtend> Step dsRead(Wave &W, const Inst &I) {
   if (!holds(I.Ops[0], Bytes))
     return widthFault(W);
   unsigned Dst = W.vgprIndex(I.Ops[0]);
+  LdsAddresses LdsAddr(W, I, 1);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 A = ldsAddress(W, I, 1, L, u32(I.Offset));
+    u64 A = LdsAddr(L, u32(I.Offset));
     uint8_t *P = ldsPtr(W, A, Bytes);
     if (!P)
       return ldsFault(W, A, Bytes, false, L);
@@ -318,9 +369,10 @@ template <unsigned Bytes, bool SignExtend> Step dsRead(Wave &W, const Inst &I) {
 
 template <unsigned Bytes, bool SignExtend, bool Hi> Step dsReadD16(Wave &W, const Inst &I) {
   unsigned Dst = W.vgprIndex(I.Ops[0]);
+  LdsAddresses LdsAddr(W, I, 1);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 A = ldsAddress(W, I, 1, L, u32(I.Offset));
+    u64 A = LdsAddr(L, u32(I.Offset));
     uint8_t *P = ldsPtr(W, A, Bytes);
     if (!P)
       return ldsFault(W, A, Bytes, false, L);
@@ -336,9 +388,10 @@ template <unsigned Bytes, bool HighHalf = false> Step dsWrite(Wave &W, const Ins
   if (!holds(I.Ops[1], Bytes))
     return widthFault(W);
   unsigned Data = W.vgprIndex(I.Ops[1]);
+  LdsAddresses LdsAddr(W, I, 0);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 A = ldsAddress(W, I, 0, L, u32(I.Offset));
+    u64 A = LdsAddr(L, u32(I.Offset));
     uint8_t *P = ldsPtr(W, A, Bytes);
     if (!P)
       return ldsFault(W, A, Bytes, true, L);
@@ -352,20 +405,26 @@ template <unsigned ElemBytes, unsigned Stride> Step dsRead2(Wave &W, const Inst 
   if (!holds(I.Ops[0], 2 * ElemBytes))
     return widthFault(W);
   unsigned Dst = W.vgprIndex(I.Ops[0]);
+  LdsAddresses LdsAddr(W, I, 1);
+  const i64 Off[2] = {i64(u32(I.Offset) & 0xff) * ElemBytes * Stride,
+                      i64(u32(I.Offset1) & 0xff) * ElemBytes * Stride};
+  constexpr unsigned Dwords = ElemBytes / 4;
+  uint32_t *Cols[2 * Dwords];
+  for (unsigned C = 0; C < 2 * Dwords; ++C)
+    Cols[C] = W.vcol(Dst + C);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
     // Both addresses first: the destination may overlap the address VGPR.
     uint8_t *P[2];
     for (unsigned E = 0; E < 2; ++E) {
-      i64 Off = i64(u32(E ? I.Offset1 : I.Offset) & 0xff) * ElemBytes * Stride;
-      u64 A = ldsAddress(W, I, 1, L, Off);
+      u64 A = LdsAddr(L, Off[E]);
       P[E] = ldsPtr(W, A, ElemBytes);
       if (!P[E])
         return ldsFault(W, A, ElemBytes, false, L);
     }
     for (unsigned E = 0; E < 2; ++E)
-      for (unsigned D = 0; D < ElemBytes / 4; ++D)
-        std::memcpy(&W.vcol(Dst + E * (ElemBytes / 4) + D)[L], P[E] + 4 * D, 4);
+      for (unsigned D = 0; D < Dwords; ++D)
+        std::memcpy(&Cols[E * Dwords + D][L], P[E] + 4 * D, 4);
   }
   return Step::Next;
 }
@@ -374,11 +433,12 @@ template <unsigned ElemBytes, unsigned Stride> Step dsWrite2(Wave &W, const Inst
   if (!holds(I.Ops[1], ElemBytes) || !holds(I.Ops[2], ElemBytes))
     return widthFault(W);
   unsigned Data[2] = {W.vgprIndex(I.Ops[1]), W.vgprIndex(I.Ops[2])};
+  LdsAddresses LdsAddr(W, I, 0);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
     for (unsigned E = 0; E < 2; ++E) {
       i64 Off = i64(u32(E ? I.Offset1 : I.Offset) & 0xff) * ElemBytes * Stride;
-      u64 A = ldsAddress(W, I, 0, L, Off);
+      u64 A = LdsAddr(L, Off);
       uint8_t *P = ldsPtr(W, A, ElemBytes);
       if (!P)
         return ldsFault(W, A, ElemBytes, true, L);
@@ -424,9 +484,10 @@ template <typename T, Rmw Op> Step dsAtomic(Wave &W, const Inst &I) {
   if (!holds(I.Ops[First + 1], sizeof(T)) || (Returns && !holds(I.Ops[0], sizeof(T))))
     return widthFault(W);
   unsigned Data = W.vgprIndex(I.Ops[First + 1]);
+  LdsAddresses LdsAddr(W, I, First);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 A = ldsAddress(W, I, First, L, u32(I.Offset));
+    u64 A = LdsAddr(L, u32(I.Offset));
     uint8_t *P = ldsPtr(W, A, sizeof(T));
     if (!P)
       return ldsFault(W, A, sizeof(T), true, L);
@@ -459,9 +520,10 @@ template <typename T, bool NewFirst> Step dsCmpSwap(Wave &W, const Inst &I) {
       V |= T(W.vcol(R + 1)[L]) << 32;
     return V;
   };
+  LdsAddresses LdsAddr(W, I, First);
   for (u64 M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    u64 A = ldsAddress(W, I, First, L, u32(I.Offset));
+    u64 A = LdsAddr(L, u32(I.Offset));
     uint8_t *P = ldsPtr(W, A, sizeof(T));
     if (!P)
       return ldsFault(W, A, sizeof(T), true, L);

@@ -124,8 +124,12 @@ Step runWave(Wave &W, uint64_t Quantum) {
     if (!I.Problem.empty())
       return W.fault(FaultKind::UnsupportedInstruction,
                      "unsupported form of '" + P.Mnemonic[W.Pc] + "': " + I.Problem);
-    if (!checkRegisters(W, I))
-      return Step::Fault;
+    if (W.Pc >= W.Ctx->RegistersChecked.size() || !W.Ctx->RegistersChecked[W.Pc]) {
+      if (!checkRegisters(W, I))
+        return Step::Fault;
+      if (W.Pc < W.Ctx->RegistersChecked.size())
+        W.Ctx->RegistersChecked[W.Pc] = 1;
+    }
     Step S = I.Op->Exec(W, I);
     switch (S) {
     case Step::Next:

@@ -15,6 +15,19 @@
 
 namespace reptx::emulator {
 
+// The lanes of EXEC in increasing order; a dense loop (which the compiler can unroll and
+// vectorize) when every lane of the wave is active.
+template <typename Fn> inline void forEachExecLane(uint64_t Exec, unsigned Size, Fn &&F) {
+  uint64_t Full = Size == 64 ? ~uint64_t(0) : (uint64_t(1) << Size) - 1;
+  if (Exec == Full) {
+    for (unsigned L = 0; L < Size; ++L)
+      F(L);
+    return;
+  }
+  for (uint64_t M = Exec; M; M &= M - 1)
+    F(unsigned(std::countr_zero(M)));
+}
+
 // What a dispatch shares with its waves.
 struct DispatchContext {
   Memory *Mem = nullptr;
@@ -29,6 +42,10 @@ struct DispatchContext {
   bool FlushF64In = false, FlushF64Out = false;
   bool Dx10Clamp = true;
   uint32_t PrivatePerLane = 0; // bytes of scratch memory per work-item
+  // Per instruction index: 1 once its register operands were checked against the dispatch's
+  // VGPR allocation (the same for every wave), so runWave checks each instruction once per
+  // dispatch rather than on every execution. Empty: check every time.
+  std::vector<uint8_t> RegistersChecked;
 };
 
 struct Workgroup {
@@ -186,7 +203,21 @@ struct Wave {
       vcol(R + D)[L] = uint32_t(X >> 32);
   }
   void commit(const Operand &Dst, const uint64_t *Results, unsigned Bits) {
-    forEachActive([&](unsigned L) { writeLane(Dst, L, Results[L], Bits); });
+    if (Bits == 16) {
+      forEachActive([&](unsigned L) { writeLane(Dst, L, Results[L], Bits); });
+      return;
+    }
+    // writeLane's other widths, with the columns looked up once.
+    uint32_t *C = vcol(vgprIndex(Dst));
+    if (Dst.Dwords >= 2) {
+      uint32_t *C1 = vcol(vgprIndex(Dst) + 1);
+      forEachExecLane(exec(), Size, [&](unsigned L) {
+        C[L] = uint32_t(Results[L]);
+        C1[L] = uint32_t(Results[L] >> 32);
+      });
+    } else {
+      forEachExecLane(exec(), Size, [&](unsigned L) { C[L] = uint32_t(Results[L]); });
+    }
   }
   // A VALU result, through the SDWA destination select when the instruction has one: the
   // result's low byte or word goes to the selected field and dst_unused says what the other
