@@ -6,7 +6,7 @@
 //   warm              : later launches in a process (cuLaunchKernel alone, and with
 //   cuCtxSynchronize)
 // Usage: bench_launch_overhead [ROUNDS] [LAUNCHES]; prints a table (bench/RESULTS.md).
-#include <cuda.h>
+#include "reptx/loader/DriverApi.h"
 
 #include <algorithm>
 #include <chrono>

@@ -10,10 +10,6 @@
 
 using namespace reptx::loader;
 
-namespace reptx::loader {
-CUresult contextSynchronize(Context *C);
-}
-
 namespace {
 
 std::mutex HostMutex;

@@ -14,10 +14,6 @@
 using namespace reptx;
 using namespace reptx::loader;
 
-namespace reptx::loader {
-CUresult contextSynchronize(Context *C);
-}
-
 namespace {
 
 constexpr uint32_t ElfMagic = 0x464c457f; // "\x7fELF" read little-endian

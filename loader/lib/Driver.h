@@ -159,4 +159,8 @@ const void *integrityTable();
 /// CUresult for a device fault.
 CUresult faultResult(DeviceFault F);
 
+/// Waits for the context's work and drains device printf; the context's sticky error, if any
+/// (ApiDevice.cpp).
+CUresult contextSynchronize(Context *C);
+
 } // namespace reptx::loader

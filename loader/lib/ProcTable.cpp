@@ -1,6 +1,6 @@
 // The generated entry-point tables, bound to this library's definitions. This file must not
-// include cuda.h: it names every export as an untyped function (ProcTableCheck.cpp checks the
-// ABIs against cudaTypedefs.h).
+// include CudaApi.h: it names every export as an untyped function (ProcTableCheck.cpp checks the
+// table's ABIs against cudaTypedefs.h when the toolkit is present).
 #include "ProcTable.h"
 
 #include <algorithm>

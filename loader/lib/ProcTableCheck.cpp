@@ -1,8 +1,11 @@
-// Compile-time check of the generated cuGetProcAddress table: the export each row binds has
-// exactly the ABI of that row's PFN typedef in the toolkit's cudaTypedefs.h. (Only declarations
-// are checked here; a definition with another signature would not compile against cuda.h.)
-#include "CudaApi.h"
-
+// Compile-time check of the generated cuGetProcAddress table (built only when the CUDA toolkit's
+// headers are present): in the toolkit's cuda.h, with every ABI variant declared, the export each
+// row binds has exactly the ABI of that row's PFN typedef in cudaTypedefs.h. Together with
+// loader.driver_api_matches_toolkit (reptx/loader/DriverApi.h equals cuda.h for every entry point
+// libcuda.so.1 defines) this ties each implemented table row to the ABI cudart expects. This file
+// alone includes the toolkit's headers; it defines nothing.
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
 #include <cudaTypedefs.h>
 
 #include <type_traits>

@@ -14,7 +14,8 @@ CUDA_ROOT/include/cudaTypedefs.h. Outputs, both lists of names only:
 
 The ELF name of an ABI: the distinct plain versions of a name sorted ascending map to name,
 name_v2, name_v3, ...; a _ptds/_ptsz typedef belongs to the newest plain version not above it.
-The loader checks every row against cudaTypedefs.h at compile time (ProcTableCheck.cpp).
+The loader checks every row against cudaTypedefs.h at compile time when the toolkit is present
+(ProcTableCheck.cpp); the build itself needs only these committed lists.
 """
 import os
 import re

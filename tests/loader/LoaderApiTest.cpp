@@ -14,6 +14,13 @@
 #include <cstring>
 #include <vector>
 
+// Entry points libcuda.so.1 exports but does not implement (CUDA_ERROR_NOT_SUPPORTED stubs), so
+// DriverApi.h does not declare them: cuGraphCreate(CUgraph *phGraph, unsigned int flags), CUgraph
+// an opaque pointer (CUDA Driver API, "Graph Management"), and the CUDA 2.0 ABI of cuMemcpyHtoD
+// (32-bit device pointer and size).
+extern "C" CUresult cuGraphCreate(void **phGraph, unsigned int flags);
+extern "C" CUresult cuMemcpyHtoD(unsigned int dstDevice, const void *srcHost, unsigned int bytes);
+
 namespace {
 
 class LoaderApi : public ::testing::Test {
@@ -67,7 +74,7 @@ TEST_F(LoaderApi, ProcAddressReportsUnknownNames) {
   void *P = proc("cuGraphCreate", 13000, 0, &R, &S);
   EXPECT_EQ(R, CUDA_SUCCESS);
   EXPECT_EQ(P, reinterpret_cast<void *>(&cuGraphCreate));
-  CUgraph G = nullptr;
+  void *G = nullptr;
   EXPECT_EQ(cuGraphCreate(&G, 0), CUDA_ERROR_NOT_SUPPORTED);
 }
 
