@@ -5,7 +5,9 @@
 # compiled module. A new helper file is one more line here.
 set(REPTX_DEVICE_SOURCES
   device/Barrier.cpp
+  device/Directed.cpp
   device/Printf.cpp
+  device/Sleep.cpp
   device/Warp.cpp
 )
 

@@ -62,6 +62,23 @@ Error defineIntrinsics(Module &M, unsigned CodeObjectVersion) {
       // A failed device assert ends the kernel with an error: s_trap.
       B.CreateIntrinsic(Intrinsic::trap, {});
       B.CreateUnreachable();
+    } else if (Name.starts_with(ir::intrinsics::IsSpacePrefix)) {
+      // isspacep: a flat address is in LDS or in scratch when its high half is that aperture's
+      // base (llvm.amdgcn.is.shared/.is.private); every other flat address is global memory,
+      // where the const window lives too.
+      F.setDoesNotAccessMemory();
+      StringRef Space = Name.drop_front(ir::intrinsics::IsSpacePrefix.size());
+      Value *P = F.getArg(0);
+      Value *Shared = B.CreateIntrinsic(Intrinsic::amdgcn_is_shared, {P});
+      Value *Private = B.CreateIntrinsic(Intrinsic::amdgcn_is_private, {P});
+      if (Space == "shared")
+        B.CreateRet(Shared);
+      else if (Space == "local")
+        B.CreateRet(Private);
+      else if (Space == "global" || Space == "const")
+        B.CreateRet(B.CreateNot(B.CreateOr(Shared, Private)));
+      else
+        return createStringError("unknown reptx intrinsic " + Name);
     } else if (Name == ir::intrinsics::BarrierSync) {
       B.CreateFence(AtomicOrdering::Release, Ctx.getOrInsertSyncScopeID("workgroup"));
       B.CreateIntrinsic(Intrinsic::amdgcn_s_barrier, {});

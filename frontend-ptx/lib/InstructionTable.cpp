@@ -180,8 +180,8 @@ const Spec Specs[] = {
   {"ret", "control", "9.7.12.5", 0, 0, "uni"},
   {"exit", "control", "9.7.12.6", 0, 0, ""},
   // 9.7.13 Parallel synchronization and communication
-  {"bar", "barrier", "9.7.13.1", 0, 4, "!op*2:sync,arrive,red,warp aligned redop:popc,and,or type:u32,pred"},
-  {"barrier", "barrier", "9.7.13.1", 0, 4, "op:sync,arrive,red,wait cluster aligned redop:popc,and,or type:u32,pred sem:release,relaxed,acquire"},
+  {"bar", "barrier", "9.7.13.1", 0, 4, "cta !op*2:sync,arrive,red,warp aligned redop:popc,and,or type:u32,pred"},
+  {"barrier", "barrier", "9.7.13.1", 0, 4, "cta op:sync,arrive,red,wait cluster aligned redop:popc,and,or type:u32,pred sem:release,relaxed,acquire"},
   {"membar", "barrier", "9.7.13.4", 0, 0, "!level:cta,gl,sys,proxy"},
   {"fence", "barrier", "9.7.13.4", 0, 2, "any*8:sc,acq_rel,acquire,release,relaxed,cta,cluster,gpu,sys,proxy,alias,async,async::generic,async::global,async::shared::cta,async::shared::cluster,shared::cta,shared::cluster,global,tensormap::generic,mbarrier_init,op_restrict,sync_restrict::shared::cta,sync_restrict::shared::cluster"},
   {"atom", "atomic", "9.7.13.5", 3, 5, "space:global,shared,shared::cta,shared::cluster sem:relaxed,acquire,release,acq_rel scope:" SCOPES " !op:and,or,xor,cas,exch,add,inc,dec,min,max noftz vec:v2,v4,v8 L2::cache_hint !type:b16,b32,b64,b128,u32,u64,s32,s64,f32,f64," HALFS},

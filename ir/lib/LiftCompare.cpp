@@ -1,5 +1,6 @@
-// Comparison and selection (PTX ISA 9.7.6): setp with every comparison operator, the optional
-// .and/.or/.xor combination with a third predicate and the p|q dual destination; selp.
+// Comparison and selection (PTX ISA 9.7.6): setp and set with every comparison operator, the
+// optional .and/.or/.xor combination with a third predicate (setp's p|q dual destination, set's
+// 0xffffffff/1.0f results); selp; slct on an s32 or f32 selector.
 #include "Lifter.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -46,43 +47,33 @@ static std::optional<CmpInst::Predicate> predicate(StringRef Cmp, PtxType T) {
       .Default(std::nullopt);
 }
 
-Error liftCompare(FunctionLifter &L, const ptx::Instruction &I) {
-  for (StringRef M : I.Mods)
-    if (I.Opcode == "setp" && (M == ".f16" || M == ".bf16" || M == ".f16x2" || M == ".bf16x2"))
-      return liftCompareHalf(L, I);
+// a CmpOp b of setp/set (9.7.6.1/2) on type T, .ftz flushing f32 subnormal operands first;
+// with a BoolOp the result and its negation are each combined with {!}c (operand 3).
+struct Comparison {
+  Value *R, *NotR;
+};
+static Expected<Comparison> compare(FunctionLifter &L, const ptx::Instruction &I, PtxType T) {
   IRBuilder<> &B = L.B;
-  auto T = L.type();
-  if (!T)
-    return T.takeError();
-  if (T->K == PtxType::Pred || (T->isFloat() && T->Width == 16))
+  if (T.K == PtxType::Pred || (T.isFloat() && T.Width == 16))
     return L.unsupported();
-  Type *Ty = L.llvmType(*T);
-
-  if (I.Opcode == "selp") {
-    auto A = L.read(I.Ops[1], Ty), C = L.read(I.Ops[2], Ty);
-    auto P = L.read(I.Ops[3], B.getInt1Ty());
-    if (!A || !C || !P)
-      return joinErrors(joinErrors(A.takeError(), C.takeError()), P.takeError());
-    return L.write(I.Ops[0], B.CreateSelect(*P, *A, *C));
-  }
-  if (I.Opcode != "setp")
-    return L.unsupported();
-
+  Type *Ty = L.llvmType(T);
   std::optional<CmpInst::Predicate> Pred;
   StringRef BoolOp;
   for (StringRef M : I.Mods) {
     if (M == ".and" || M == ".or" || M == ".xor")
       BoolOp = M;
-    else if (auto P = predicate(M, *T))
+    else if (auto P = predicate(M, T))
       Pred = P;
   }
   if (!Pred)
     return L.unsupported("unsupported comparison");
+  if (I.Ops.size() != (BoolOp.empty() ? 3u : 4u))
+    return L.unsupported();
   auto A = L.read(I.Ops[1], Ty), C = L.read(I.Ops[2], Ty);
   if (!A || !C)
     return joinErrors(A.takeError(), C.takeError());
   Value *Ftz0 = *A, *Ftz1 = *C;
-  if (L.hasMod(".ftz") && T->isFloat() && T->Width == 32) {
+  if (L.hasMod(".ftz") && T.isFloat() && T.Width == 32) {
     Ftz0 = L.flushSubnormal(Ftz0);
     Ftz1 = L.flushSubnormal(Ftz1);
   }
@@ -91,8 +82,6 @@ Error liftCompare(FunctionLifter &L, const ptx::Instruction &I) {
   // setp.op.bool p|q, a, b, {!}c: p = (a op b) BOOL c, q = !(a op b) BOOL c (9.7.6.2).
   Value *NotR = B.CreateNot(R);
   if (!BoolOp.empty()) {
-    if (I.Ops.size() != 4)
-      return L.unsupported();
     auto Cv = L.read(I.Ops[3], B.getInt1Ty());
     if (!Cv)
       return Cv.takeError();
@@ -105,13 +94,96 @@ Error liftCompare(FunctionLifter &L, const ptx::Instruction &I) {
     R = Combine(R);
     NotR = Combine(NotR);
   }
+  return Comparison{R, NotR};
+}
+
+// set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c} (9.7.6.1): d = 0xffffffff (.u32, .s32)
+// or 1.0f (.f32) when the (combined) comparison holds, else 0.
+static Error liftSet(FunctionLifter &L, const ptx::Instruction &I) {
+  auto Ts = L.types();
+  if (Ts.size() != 2)
+    return L.unsupported("set with a half-precision or packed type");
+  PtxType D = Ts[0], S = Ts[1];
+  if (D.Width != 32 || (!D.isInt() && !D.isFloat()))
+    return L.unsupported();
+  auto Cmp = compare(L, I, S);
+  if (!Cmp)
+    return Cmp.takeError();
+  IRBuilder<> &B = L.B;
+  Value *R = D.isFloat() ? B.CreateSelect(Cmp->R, ConstantFP::get(B.getFloatTy(), 1.0),
+                                          ConstantFP::get(B.getFloatTy(), 0.0))
+                         : B.CreateSelect(Cmp->R, B.getInt32(0xffffffffu), B.getInt32(0));
+  return L.write(I.Ops[0], R);
+}
+
+// slct.dtype.s32 d, a, b, c and slct{.ftz}.dtype.f32 d, a, b, c (9.7.6.4): d = c >= 0 ? a : b,
+// a and b copied unchanged. For an f32 c, -0.0 >= 0 holds and NaN selects b; .ftz flushes a
+// subnormal c to a zero of its sign first (so -denorm selects a).
+static Error liftSlct(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  auto Ts = L.types();
+  if (Ts.size() != 2 || I.Ops.size() != 4)
+    return L.unsupported();
+  PtxType D = Ts[0], C = Ts[1];
+  if (D.K == PtxType::Pred || D.Width > 64)
+    return L.unsupported();
+  Type *DT = L.llvmType(D);
+  auto A = L.read(I.Ops[1], DT), Bv = L.read(I.Ops[2], DT);
+  if (!A || !Bv)
+    return joinErrors(A.takeError(), Bv.takeError());
+  Value *Sel;
+  if (C.isSigned() && C.Width == 32) {
+    auto Cv = L.read(I.Ops[3], B.getInt32Ty());
+    if (!Cv)
+      return Cv.takeError();
+    Sel = B.CreateICmpSGE(*Cv, B.getInt32(0));
+  } else if (C.isFloat() && C.Width == 32) {
+    auto Cv = L.read(I.Ops[3], B.getFloatTy());
+    if (!Cv)
+      return Cv.takeError();
+    Value *X = L.hasMod(".ftz") ? L.flushSubnormal(*Cv) : *Cv;
+    Sel = B.CreateFCmpOGE(X, ConstantFP::get(B.getFloatTy(), 0.0));
+  } else {
+    return L.unsupported("slct selector must be .s32 or .f32");
+  }
+  return L.write(I.Ops[0], B.CreateSelect(Sel, *A, *Bv));
+}
+
+Error liftCompare(FunctionLifter &L, const ptx::Instruction &I) {
+  for (StringRef M : I.Mods)
+    if (I.Opcode == "setp" && (M == ".f16" || M == ".bf16" || M == ".f16x2" || M == ".bf16x2"))
+      return liftCompareHalf(L, I);
+  if (I.Opcode == "set")
+    return liftSet(L, I);
+  if (I.Opcode == "slct")
+    return liftSlct(L, I);
+  IRBuilder<> &B = L.B;
+  auto T = L.type();
+  if (!T)
+    return T.takeError();
+  if (T->K == PtxType::Pred || (T->isFloat() && T->Width == 16))
+    return L.unsupported();
+
+  if (I.Opcode == "selp") {
+    Type *Ty = L.llvmType(*T);
+    auto A = L.read(I.Ops[1], Ty), C = L.read(I.Ops[2], Ty);
+    auto P = L.read(I.Ops[3], B.getInt1Ty());
+    if (!A || !C || !P)
+      return joinErrors(joinErrors(A.takeError(), C.takeError()), P.takeError());
+    return L.write(I.Ops[0], B.CreateSelect(*P, *A, *C));
+  }
+  if (I.Opcode != "setp")
+    return L.unsupported();
+  auto Cmp = compare(L, I, *T);
+  if (!Cmp)
+    return Cmp.takeError();
   const ptx::Operand &D = I.Ops[0];
   if (D.K == ptx::Operand::Pair) {
-    if (Error E = L.write(D.Elems[0], R))
+    if (Error E = L.write(D.Elems[0], Cmp->R))
       return E;
-    return L.write(D.Elems[1], NotR);
+    return L.write(D.Elems[1], Cmp->NotR);
   }
-  return L.write(D, R);
+  return L.write(D, Cmp->R);
 }
 
 } // namespace reptx::ir

@@ -1,5 +1,6 @@
-// Control flow and synchronisation (PTX ISA 9.7.12, 9.7.13.1): bra (guarded or not), ret and
-// exit, membar/fence; bar/barrier go to LiftBarrier.cpp.
+// Control flow and synchronisation (PTX ISA 9.7.12, 9.7.13.1, 9.7.19): bra (guarded or not),
+// brx.idx, ret and exit, trap and brkpt, nanosleep, pmevent, membar/fence; bar/barrier go to
+// LiftBarrier.cpp, call to LiftCall.cpp.
 #include "Lifter.h"
 
 #include "reptx/ir/Intrinsics.h"
@@ -11,6 +12,46 @@ namespace reptx::ir {
 Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
   StringRef Op = I.Opcode;
+  if (Op == "brx") {
+    // brx.idx{.uni} index, tlist (9.7.12.3): a branch to the index-th label of a .branchtargets
+    // list. An index outside the list is undefined behaviour in PTX; here it takes the first
+    // target.
+    if (!L.hasMod(".idx") || I.Ops.size() != 2 || I.Ops[1].K != ptx::Operand::Name)
+      return L.unsupported();
+    const SmallVector<ptx::Symbol, 8> *Targets = L.branchTargets(I.Ops[1].Sym);
+    if (!Targets || Targets->empty())
+      return L.unsupported("brx.idx needs a .branchtargets list declared in the function");
+    auto Index = L.read(I.Ops[0], B.getInt32Ty());
+    if (!Index)
+      return Index.takeError();
+    SwitchInst *SI = B.CreateSwitch(*Index, L.labelBlock(Targets->front()), Targets->size());
+    for (size_t K = 0; K < Targets->size(); ++K)
+      SI->addCase(B.getInt32(uint32_t(K)), L.labelBlock((*Targets)[K]));
+    L.continueAfterTerminator();
+    return Error::success();
+  }
+  if (Op == "trap" || Op == "brkpt") {
+    // trap (9.7.19.4) aborts the kernel with an error; brkpt (9.7.19.1) suspends it for a
+    // debugger, which reptx has none of: it traps too.
+    B.CreateIntrinsic(Intrinsic::trap, {});
+    B.CreateUnreachable();
+    L.continueAfterTerminator();
+    return Error::success();
+  }
+  if (Op == "nanosleep") {
+    // nanosleep.u32 t (9.7.19.2): suspends the thread for a time in [0, 2t] ns, t <= 1 ms.
+    if (I.Ops.size() != 1)
+      return L.unsupported();
+    auto T = L.read(I.Ops[0], B.getInt32Ty());
+    if (!T)
+      return T.takeError();
+    FunctionCallee F = L.module().getOrInsertFunction(
+        intrinsics::NanoSleep, FunctionType::get(B.getVoidTy(), {B.getInt32Ty()}, false));
+    B.CreateCall(F, {*T});
+    return Error::success();
+  }
+  if (Op == "pmevent")
+    return Error::success(); // 9.7.19.3: a performance-monitor event, with no monitor to see it
   if (Op == "bra") {
     if (I.Ops.size() != 1 || I.Ops[0].K != ptx::Operand::Name)
       return L.unsupported();

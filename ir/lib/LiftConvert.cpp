@@ -1,6 +1,7 @@
 // cvt (PTX ISA 9.7.9.21) between integer and f32/f64/f16 types: integer widening and narrowing,
 // float-to-integer with the integer rounding modes (saturating, NaN to 0), integer-to-float and
-// float-to-float with round-to-nearest-even, and float rounding to integral values.
+// float-to-float with round-to-nearest-even, and float rounding to integral values; cvt.pack
+// (9.7.9.22) of two saturated s32 values.
 #include "Lifter.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -9,7 +10,51 @@ using namespace llvm;
 
 namespace reptx::ir {
 
+// cvt.pack.sat.convertType.s32{.b32} d, a, b{, c} (PTX ISA 9.7.9.22): a and b are clamped to
+// convertType's range (n bits) and packed as ta:tb, tb in the low n bits, ta in the next n;
+//   .u16/.s16 (no c):   d = ta[15:0] << 16 | tb[15:0]
+//   .u8/.s8 (c .b32):   d = c[15:0] << 16 | ta[7:0] << 8 | tb[7:0]
+// i.e. bits 2n..31 of d are the low bits of c, which lets a second cvt.pack stack two more
+// values over the first pair. (.u4/.s4/.u2/.s2 are not in the parser's type table.)
+static Error liftConvertPack(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  auto Ts = L.types();
+  if (Ts.size() < 2 || !L.hasMod(".sat"))
+    return L.unsupported();
+  PtxType D = Ts[0], S = Ts[1];
+  unsigned N = D.Width;
+  bool HasC = N == 8;
+  if (!D.isInt() || D.K == PtxType::Bits || (N != 8 && N != 16) || !S.isSigned() || S.Width != 32 ||
+      Ts.size() != (HasC ? 3u : 2u) || I.Ops.size() != (HasC ? 4u : 3u))
+    return L.unsupported();
+  Type *I32 = B.getInt32Ty();
+  APInt Lo = D.isSigned() ? APInt::getSignedMinValue(N).sext(32) : APInt(32, 0);
+  APInt Hi = D.isSigned() ? APInt::getSignedMaxValue(N).sext(32) : APInt::getMaxValue(N).zext(32);
+  uint32_t Mask = uint32_t(APInt::getMaxValue(N).getZExtValue());
+  auto Sat = [&](unsigned Idx) -> Expected<Value *> {
+    auto V = L.read(I.Ops[Idx], I32);
+    if (!V)
+      return V.takeError();
+    Value *X = B.CreateBinaryIntrinsic(Intrinsic::smax, *V, B.getInt(Lo));
+    X = B.CreateBinaryIntrinsic(Intrinsic::smin, X, B.getInt(Hi));
+    return B.CreateAnd(X, Mask);
+  };
+  auto TA = Sat(1), TB = Sat(2);
+  if (!TA || !TB)
+    return joinErrors(TA.takeError(), TB.takeError());
+  Value *R = B.CreateOr(B.CreateShl(*TA, N), *TB);
+  if (HasC) {
+    auto C = L.read(I.Ops[3], I32);
+    if (!C)
+      return C.takeError();
+    R = B.CreateOr(B.CreateShl(*C, 2 * N), R);
+  }
+  return L.write(I.Ops[0], R);
+}
+
 Error liftConvert(FunctionLifter &L, const ptx::Instruction &I) {
+  if (L.hasMod(".pack"))
+    return liftConvertPack(L, I);
   if (isHalfConversion(I))
     return liftConvertHalf(L, I);
   IRBuilder<> &B = L.B;

@@ -1,14 +1,78 @@
 // Floating-point arithmetic on f32 and f64 (PTX ISA 9.7.3 and the float forms of 9.7.1): add,
-// sub, mul, fma, mad, div, abs, neg, min, max, sqrt, rcp, rsqrt, lg2, ex2, sin, cos, with .ftz and
-// .sat. Directed rounding (.rz .rm .rp) of add, sub, mul, fma and mad is in LiftDirected.cpp.
+// sub, mul, fma, mad, div, abs, neg, min, max (.NaN, .xorsign.abs, three inputs), sqrt, rcp,
+// rsqrt, lg2, ex2, sin, cos, with .ftz and .sat; testp. Directed rounding (.rz .rm .rp) of add,
+// sub, mul, fma and mad is in LiftDirected.cpp.
 #include "Lifter.h"
 
+#include "llvm/ADT/FloatingPointMode.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
 
 using namespace llvm;
 
 namespace reptx::ir {
+
+// testp.op (PTX ISA 9.7.3.1) as an llvm.is.fpclass mask. The manual counts +0.0 and -0.0 as
+// normal numbers ("as a special case"); subnormal means a nonzero subnormal.
+static std::optional<FPClassTest> testpClass(const ptx::Instruction &I) {
+  for (StringRef M : I.Mods) {
+    auto C = StringSwitch<std::optional<FPClassTest>>(M)
+                 .Case(".finite", fcFinite)
+                 .Case(".infinite", fcInf)
+                 .Case(".number", ~fcNan & fcAllFlags)
+                 .Case(".notanumber", fcNan)
+                 .Case(".normal", fcNormal | fcZero)
+                 .Case(".subnormal", fcSubnormal)
+                 .Default(std::nullopt);
+    if (C)
+      return C;
+  }
+  return std::nullopt;
+}
+
+// min/max on f32/f64 (PTX ISA 9.7.3.11/12):
+//   if (.xorsign) { s = sign(a) ^ sign(b); if (.abs) { a = |a|; b = |b|; } }
+//   NaN rules: both NaN -> NaN; .NaN and either NaN -> NaN; one NaN -> the other operand;
+//   else the smaller/larger, -0.0 below +0.0 (IEEE 754-2019 minimumNumber/maximumNumber, or
+//   minimum/maximum with .NaN);
+//   if (.xorsign && !isNaN(d)) d's sign bit = s.
+// The three-input form (d, a, b, c; .abs applies to each input) folds the same rule.
+static Error liftMinMax(FunctionLifter &L, const ptx::Instruction &I,
+                        SmallVectorImpl<Value *> &Srcs) {
+  IRBuilder<> &B = L.B;
+  bool Min = I.Opcode == "min";
+  bool XorSign = L.hasMod(".xorsign"), Abs = L.hasMod(".abs");
+  if (L.hasMod(".relu") || (XorSign && (!Abs || Srcs.size() != 2)))
+    return L.unsupported();
+  Intrinsic::ID ID;
+  if (L.hasMod(".NaN"))
+    ID = Min ? Intrinsic::minimum : Intrinsic::maximum;
+  else
+    ID = Min ? Intrinsic::minimumnum : Intrinsic::maximumnum;
+  Value *R = nullptr;
+  for (Value *V : Srcs) {
+    if (Abs)
+      V = B.CreateUnaryIntrinsic(Intrinsic::fabs, V);
+    R = R ? B.CreateBinaryIntrinsic(ID, R, V) : V;
+  }
+  if (XorSign) {
+    // R is min/max of two magnitudes, so its sign bit is clear: or in a's sign xor b's.
+    Type *FT = R->getType();
+    Type *IT = B.getIntNTy(FT->getPrimitiveSizeInBits());
+    Value *SignMask = ConstantInt::get(IT, APInt::getSignMask(IT->getIntegerBitWidth()));
+    Value *Sign = B.CreateAnd(
+        B.CreateXor(B.CreateBitCast(Srcs[0], IT), B.CreateBitCast(Srcs[1], IT)), SignMask);
+    Value *Signed = B.CreateBitCast(B.CreateOr(B.CreateBitCast(R, IT), Sign), FT);
+    R = B.CreateSelect(B.CreateFCmpUNO(R, R), R, Signed);
+  }
+  // A NaN result (every operand NaN, or any with .NaN) is the canonical NaN 0x7fffffff for f32
+  // (9.7.3.11/12), whatever the operands' payloads.
+  if (R->getType()->isFloatTy())
+    R = B.CreateSelect(B.CreateFCmpUNO(R, R), B.CreateBitCast(B.getInt32(0x7fffffff), R->getType()),
+                       R);
+  return L.write(I.Ops[0], R);
+}
 
 Error liftFloat(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
@@ -118,9 +182,14 @@ Error liftFloat(FunctionLifter &L, const ptx::Instruction &I) {
       R = B.CreateUnaryIntrinsic(Intrinsic::sqrt, *A);
     else if (Op == "rcp")
       R = B.CreateFDiv(One, *A);
-    else if (Op == "rsqrt")
+    else if (Op == "rsqrt") {
       R = B.CreateFDiv(One, B.CreateUnaryIntrinsic(Intrinsic::sqrt, *A));
-    else
+      // rsqrt(+inf) is +0 (9.7.3.11); a native reciprocal square root may not give it (AMDGPU's
+      // V_RSQ_F64 returns NaN there), so it is selected explicitly.
+      if (Approx)
+        R = B.CreateSelect(B.CreateFCmpOEQ(*A, ConstantFP::getInfinity(Ty)),
+                           ConstantFP::getZero(Ty), R);
+    } else
       R = B.CreateUnaryIntrinsic(Op == "lg2"   ? Intrinsic::log2
                                  : Op == "ex2" ? Intrinsic::exp2
                                  : Op == "sin" ? Intrinsic::sin
@@ -131,19 +200,28 @@ Error liftFloat(FunctionLifter &L, const ptx::Instruction &I) {
   }
 
   if (Op == "min" || Op == "max") {
-    if (I.Ops.size() != 3 || L.hasMod(".xorsign") || L.hasMod(".abs") || L.hasMod(".relu"))
+    // .ftz flushes the inputs (the result of min/max is one of them, already flushed).
+    SmallVector<Value *, 3> Srcs;
+    if (I.Ops.size() != 3 && !(I.Ops.size() == 4 && T->Width == 32))
       return L.unsupported();
-    auto A = Src(1), C = Src(2);
-    if (!A || !C)
-      return joinErrors(A.takeError(), C.takeError());
-    // min/max (9.7.3.11/12): a NaN operand yields the other operand, -0.0 orders below +0.0
-    // (IEEE 754-2019 minimumNumber/maximumNumber); with .NaN a NaN operand gives NaN.
-    Intrinsic::ID ID;
-    if (L.hasMod(".NaN"))
-      ID = Op == "min" ? Intrinsic::minimum : Intrinsic::maximum;
-    else
-      ID = Op == "min" ? Intrinsic::minimumnum : Intrinsic::maximumnum;
-    return Result(B.CreateBinaryIntrinsic(ID, *A, *C));
+    for (unsigned K = 1; K < I.Ops.size(); ++K) {
+      auto V = Src(K);
+      if (!V)
+        return V.takeError();
+      Srcs.push_back(*V);
+    }
+    return liftMinMax(L, I, Srcs);
+  }
+  if (Op == "testp") {
+    // testp.op.type p, a (9.7.3.1): no .ftz, a subnormal input is tested as it is.
+    auto A = L.read(I.Ops[1], Ty);
+    if (!A)
+      return A.takeError();
+    auto Class = testpClass(I);
+    if (!Class)
+      return L.unsupported("unsupported testp operation");
+    return L.write(I.Ops[0],
+                   B.CreateIntrinsic(Intrinsic::is_fpclass, {Ty}, {*A, B.getInt32(*Class)}));
   }
   return L.unsupported();
 }

@@ -187,15 +187,21 @@ Error HalfLifter::minMax(StringRef Op) {
   Intrinsic::ID ID = L.hasMod(".NaN") ? (Min ? Intrinsic::minimum : Intrinsic::maximum)
                                       : (Min ? Intrinsic::minimumnum : Intrinsic::maximumnum);
   Value *R = B.CreateBinaryIntrinsic(ID, X, Y);
+  // A NaN result (both operands NaN, or either with .NaN) is the canonical NaN 0x7fff of
+  // f16 and bf16 alike (9.7.4.6/7), whatever the operands' payloads and signs.
+  Value *IsNaN = B.CreateFCmpUNO(R, R);
+  Type *IT = intTypeLike(R->getType());
+  unsigned W = IT->getScalarSizeInBits();
   if (XorSign) {
-    Type *IT = intTypeLike(R->getType());
-    unsigned W = IT->getScalarSizeInBits();
     Value *SignMask = ConstantInt::get(IT, APInt::getSignMask(W));
     Value *Sign =
         B.CreateAnd(B.CreateXor(B.CreateBitCast(*A, IT), B.CreateBitCast(*C, IT)), SignMask);
     R = B.CreateBitCast(B.CreateOr(B.CreateBitCast(R, IT), Sign), R->getType());
   }
-  return writeExact(R);
+  // bf16 values are held as f32 (valueType()), whose upper half becomes the bf16.
+  Value *Canonical =
+      B.CreateBitCast(ConstantInt::get(IT, BF ? 0x7fff0000u : 0x7fffu), R->getType());
+  return writeExact(B.CreateSelect(IsNaN, Canonical, R));
 }
 
 // tanh on f32 to well within the f16/bf16 approximations' error (PTX ISA 9.7.4.9 gives 2^-10.987

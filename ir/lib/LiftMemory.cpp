@@ -1,8 +1,11 @@
-// Memory instructions (PTX ISA 9.7.9.8-9.7.9.10, 9.7.9.20): ld, ldu and st in the global, shared,
-// local, const, param and generic state spaces with .v2/.v4 vectors, and cvta between generic
-// and specific addresses. Cache operators and eviction hints only affect performance and are
-// ignored; .relaxed/.acquire/.release/.mmio are atomic accesses; .nc and ldu are invariant loads.
+// Memory instructions (PTX ISA 9.7.9.8-9.7.9.10, 9.7.9.15, 9.7.9.19, 9.7.9.20): ld, ldu and st in
+// the global, shared, local, const, param and generic state spaces with .v2/.v4 vectors, cvta
+// between generic and specific addresses, isspacep, and prefetch/prefetchu (hints: no-ops). Cache
+// operators and eviction hints only affect performance and are ignored;
+// .relaxed/.acquire/.release/.mmio are atomic accesses; .nc and ldu are invariant loads.
 #include "Lifter.h"
+
+#include "reptx/ir/Intrinsics.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -51,6 +54,40 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
   }
   if (Op == "cp")
     return liftCpAsync(L, I);
+  if (Op == "prefetch" || Op == "prefetchu") {
+    // prefetch/prefetchu (9.7.9.15) only bring a line closer to the thread: no value, no fault.
+    // Caches that fill on demand make it a no-op.
+    return Error::success();
+  }
+  if (Op == "isspacep") {
+    // isspacep.space p, a (9.7.9.19): whether the generic address a is in the space's window.
+    // .param: kernel and function parameters live in private slots whose generic addresses are
+    // never handed out (cvta.param is not lifted), so no generic address is a parameter's.
+    if (I.Ops.size() != 2)
+      return L.unsupported();
+    auto A = L.read(I.Ops[1], B.getInt64Ty());
+    if (!A)
+      return A.takeError();
+    StringRef Space;
+    for (StringRef M : I.Mods)
+      Space = StringSwitch<StringRef>(M)
+                  .Case(".global", "global")
+                  .Case(".const", "const")
+                  .Cases({".shared", ".shared::cta", ".shared::cluster"}, "shared")
+                  .Case(".local", "local")
+                  .Default(Space);
+    if (Space.empty())
+      return L.write(I.Ops[0], B.getFalse());
+    Type *Ptr = PointerType::get(L.Ctx, GenericAS);
+    FunctionCallee F = L.module().getOrInsertFunction(
+        (intrinsics::IsSpacePrefix + Space).str(), FunctionType::get(B.getInt1Ty(), {Ptr}, false));
+    if (auto *Fn = dyn_cast<Function>(F.getCallee())) {
+      Fn->setDoesNotAccessMemory();
+      Fn->setDoesNotThrow();
+      Fn->setWillReturn();
+    }
+    return L.write(I.Ops[0], B.CreateCall(F, {B.CreateIntToPtr(*A, Ptr)}));
+  }
   if (Op != "ld" && Op != "st" && Op != "ldu")
     return L.unsupported();
 

@@ -540,12 +540,32 @@ Value *FunctionLifter::saturate(Value *V) {
 }
 
 void FunctionLifter::collectLabels(const ptx::Block &Blk) {
-  for (const ptx::Statement &S : Blk.Body) {
-    if (S.K == ptx::Statement::Label)
+  for (size_t K = 0; K < Blk.Body.size(); ++K) {
+    const ptx::Statement &S = Blk.Body[K];
+    if (S.K == ptx::Statement::Label) {
       labelBlock(S.LabelName);
-    else if (S.K == ptx::Statement::Scope)
+      // `name: .branchtargets L0, L1, ...;` — a label statement followed by the directive,
+      // whose text the parser keeps verbatim (and has checked: labels separated by commas).
+      const ptx::Statement *Next = K + 1 < Blk.Body.size() ? &Blk.Body[K + 1] : nullptr;
+      if (Next && Next->K == ptx::Statement::Directive && Next->R->Name == ".branchtargets") {
+        StringRef List = Next->R->Text;
+        List.consume_front(".branchtargets");
+        SmallVector<StringRef, 8> Names;
+        List.split(Names, ',');
+        auto &Targets = BranchTargets[S.LabelName];
+        for (StringRef N : Names)
+          if (!N.trim().empty())
+            Targets.push_back(N.trim());
+      }
+    } else if (S.K == ptx::Statement::Scope) {
       collectLabels(*S.B);
+    }
   }
+}
+
+const SmallVector<ptx::Symbol, 8> *FunctionLifter::branchTargets(ptx::Symbol List) const {
+  auto It = BranchTargets.find(List);
+  return It == BranchTargets.end() ? nullptr : &It->second;
 }
 
 void FunctionLifter::popScope(size_t Mark) {
@@ -703,6 +723,31 @@ Value *FunctionLifter::carryFlag() {
     EB.CreateStore(EB.getFalse(), CarryFlag);
   }
   return CarryFlag;
+}
+
+ArrayRef<StringRef> liftedFamilies() {
+  // Keep in step with liftInstruction() and the lifting files it dispatches to.
+  static const StringRef Families[] = {
+      // LiftInteger.cpp, LiftBits.cpp, LiftLogic.cpp (and LiftFloat/LiftHalf for float types)
+      "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max",
+      "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "szext", "bmsk", "dp4a", "dp2a", "addc",
+      "subc", "madc", "prmt", "and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr",
+      // LiftFloat.cpp, LiftDirected.cpp, LiftHalf.cpp
+      "testp", "copysign", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh",
+      // LiftCompare.cpp
+      "set", "setp", "selp", "slct",
+      // LiftConvert.cpp, LiftConvertHalf.cpp, LiftMove.cpp
+      "cvt", "mov",
+      // LiftMemory.cpp, LiftAsyncCopy.cpp
+      "ld", "ldu", "st", "prefetch", "prefetchu", "isspacep", "cvta", "cp",
+      // LiftAtomic.cpp
+      "atom", "red",
+      // LiftWarp.cpp
+      "shfl", "vote", "match", "activemask", "redux", "elect",
+      // LiftControl.cpp, LiftBarrier.cpp, LiftCall.cpp
+      "bra", "brx", "call", "ret", "exit", "trap", "brkpt", "pmevent", "nanosleep", "bar",
+      "barrier", "membar", "fence"};
+  return Families;
 }
 
 Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {

@@ -83,6 +83,8 @@ public:
   llvm::Value *callSpecial(llvm::StringRef Name);
   llvm::Function *declareBarrier();
   llvm::BasicBlock *labelBlock(ptx::Symbol Label);
+  /// The labels of the `.branchtargets` list named List (PTX ISA 9.7.12.3), or null.
+  const llvm::SmallVector<ptx::Symbol, 8> *branchTargets(ptx::Symbol List) const;
   /// Starts a fresh block after a terminator, so that (unreachable) code after it has a home.
   void continueAfterTerminator();
 
@@ -138,6 +140,7 @@ private:
   llvm::StringMap<llvm::Value *> Params;    // .param name -> its slot (alloca in LocalAS)
   llvm::StringMap<llvm::Value *> LocalVars; // function-scope .shared/.local variables
   llvm::StringMap<llvm::BasicBlock *> Labels;
+  llvm::StringMap<llvm::SmallVector<ptx::Symbol, 8>> BranchTargets;
   llvm::AllocaInst *CarryFlag = nullptr;
   llvm::StringSet<> Initializing; // variables whose initializer is being built
 };

@@ -49,6 +49,9 @@ struct Case {
   unsigned DynamicShared = 0;    // bytes of `extern .shared` memory per block
   double RelTol = 0;             // f32/f64 outputs compared within this relative error when > 0
   std::string Skip;              // a known reptx limitation: the case is skipped with this reason
+  // When set, the dispatch must stop with an error whose message contains this text (trap);
+  // outputs are not compared then.
+  std::string ExpectError;
 };
 
 using CaseList = std::vector<Case>;

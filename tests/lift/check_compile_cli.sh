@@ -32,7 +32,7 @@ cat > "$T/bad.ptx" <<'PTX'
 {
 .reg .b32 %r<3>;
 ld.param.u32 %r1, [x];
-pmevent 1;
+griddepcontrol.wait;
 ret;
 }
 .visible .entry good()
@@ -44,7 +44,7 @@ rc=0
 "$REPTX" compile "$T/bad.ptx" --arch gfx942 -o "$T/bad.hsaco" > /dev/null 2> "$T/err" || rc=$?
 test "$rc" = 2
 grep -q "bad.ptx:8: kernel 'bad'" "$T/err"
-grep -q "pmevent" "$T/err"
+grep -q "griddepcontrol" "$T/err"
 test -s "$T/bad.hsaco"
 
 rc=0

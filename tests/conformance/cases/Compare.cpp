@@ -130,6 +130,62 @@ void addCompareCases(CaseList &L) {
   L.push_back(Cmp("slct.f32.s32", {"f32", "f32", "s32"}, "f32",
                   rows3({f32(1.5f)}, {f32(-2.5f)}, {0, 1, 0x80000000, 0xffffffff}),
                   [](auto &R) { return std::vector<u64>{int32_t(R[2]) >= 0 ? R[0] : R[1]}; }));
+  // set on f64 with an unordered comparison, .xor with a negated predicate (9.7.7.2):
+  // d = ((a gtu b) ^ !c) ? 0xffffffff : 0.
+  const double DInf = std::numeric_limits<double>::infinity();
+  const std::vector<u64> DV = {f64(1.0), f64(-0.0), f64(0.0), 0x7ff8000000000000ull, f64(-DInf)};
+  {
+    Case C = Cmp("set.gtu.xor.u32.f64", {"f64", "f64", "pred"}, "u32", rows3(DV, DV, {0, 1}),
+                 [](auto &R) {
+                   double A = asF64(R[0]), B = asF64(R[1]);
+                   bool T = std::isnan(A) || std::isnan(B) || A > B;
+                   return std::vector<u64>{(T != (R[2] == 0)) ? 0xffffffffu : 0u};
+                 });
+    C.Body = "set.gtu.xor.u32.f64 %d0, %a0, %a1, !%a2;";
+    L.push_back(C);
+  }
+  // set.ftz on f32: subnormal operands compare as zeros of their sign, -0 == +0.
+  const float Den = std::numeric_limits<float>::denorm_min();
+  const std::vector<u64> SubV = {f32(0.0f), f32(-Den), f32(Den * 3), f32(-1.0f), 0x7fc00000};
+  auto Ftz = [](float X) {
+    return std::fpclassify(X) == FP_SUBNORMAL ? std::copysign(0.0f, X) : X;
+  };
+  L.push_back(Cmp("set.lt.ftz.f32.f32", {"f32", "f32"}, "f32", rows2(SubV, SubV), [Ftz](auto &R) {
+    return std::vector<u64>{f32(fcmp("lt", Ftz(asF32(R[0])), Ftz(asF32(R[1]))) ? 1.0f : 0.0f)};
+  }));
+  L.push_back(Cmp("set.lt.s32.f32", {"f32", "f32"}, "s32", rows2(SubV, SubV), [](auto &R) {
+    return std::vector<u64>{fcmp("lt", asF32(R[0]), asF32(R[1])) ? 0xffffffffu : 0u};
+  }));
+  L.push_back(
+      Cmp("set.num.and.u32.f32", {"f32", "f32", "pred"}, "u32", rows3(FV, FV, {0, 1}), [](auto &R) {
+        bool T = fcmp("num", asF32(R[0]), asF32(R[1])) && R[2];
+        return std::vector<u64>{T ? 0xffffffffu : 0u};
+      }));
+  // set with a 16-bit signed source and the unsigned-only hs comparison.
+  L.push_back(Cmp("set.le.u32.s16", {"s16", "s16"}, "u32",
+                  rows2({0, 0x7fff, 0x8000, 0xffff}, {0, 0xffff, 0x8000}), [](auto &R) {
+                    return std::vector<u64>{int16_t(R[0]) <= int16_t(R[1]) ? 0xffffffffu : 0u};
+                  }));
+  L.push_back(Cmp("set.hs.f32.s64", {"s64", "s64"}, "f32",
+                  rows2({0, 1, 0x8000000000000000ull}, {0xffffffffffffffffull, 1}),
+                  [](auto &R) { return std::vector<u64>{f32(R[0] >= R[1] ? 1.0f : 0.0f)}; }));
+  // slct on an f32 selector with and without .ftz: -denorm is < 0, but flushes to -0 >= 0.
+  const std::vector<u64> SelV = {f32(Den),   f32(-Den),
+                                 f32(-0.0f), 0x7fc00000,
+                                 0xffc00000, f32(-std::numeric_limits<float>::infinity()),
+                                 f32(2.0f)};
+  L.push_back(Cmp("slct.u32.f32", {"u32", "u32", "f32"}, "u32", rows3({0xaaaa5555}, {17}, SelV),
+                  [](auto &R) { return std::vector<u64>{asF32(R[2]) >= 0.0f ? R[0] : R[1]}; }));
+  L.push_back(Cmp("slct.ftz.b64.f32", {"b64", "b64", "f32"}, "b64",
+                  rows3({0x123456789abcdef0ull}, {0xfedcba9876543210ull}, SelV), [Ftz](auto &R) {
+                    return std::vector<u64>{Ftz(asF32(R[2])) >= 0.0f ? R[0] : R[1]};
+                  }));
+  L.push_back(Cmp("slct.u16.s32", {"u16", "u16", "s32"}, "u16",
+                  rows3({0xbeef}, {0x1234}, {0, 0x7fffffff, 0x80000000, 0xffffffff}),
+                  [](auto &R) { return std::vector<u64>{int32_t(R[2]) >= 0 ? R[0] : R[1]}; }));
+  L.push_back(Cmp("slct.f64.s32", {"f64", "f64", "s32"}, "f64",
+                  rows3({0x7ff8000000000123ull}, {f64(-0.0)}, {1, 0x80000000}),
+                  [](auto &R) { return std::vector<u64>{int32_t(R[2]) >= 0 ? R[0] : R[1]}; }));
 }
 
 } // namespace reptx::conformance

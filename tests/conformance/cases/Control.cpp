@@ -1,5 +1,5 @@
-// Control flow (PTX ISA 9.7.12): bra/bra.uni, brx.idx, direct and indirect calls with .param
-// arguments and results, recursion, exit, predicated execution.
+// Control flow (PTX ISA 9.7.12, 9.7.19): bra/bra.uni, brx.idx, direct and indirect calls with
+// .param arguments and results, recursion, exit, trap, brkpt, pmevent, predicated execution.
 #include "../Conformance.h"
 
 namespace reptx::conformance {
@@ -145,6 +145,23 @@ void addControlCases(CaseList &L) {
                  " add.u32 %d0, %a0, 1;",
                  range(40, 5),
                  [](auto &R) { return std::vector<u64>{(R[0] / 5) & 1 ? 0 : R[0] + 1}; }));
+  // trap (9.7.19.4) aborts the kernel: thread 5 traps, the dispatch stops with an error.
+  {
+    Case C =
+        Cf("trap", {"u32"}, {"u32"}, "setp.eq.u32 %p0, %a0, 5;\n @%p0 trap;\n add.u32 %d0, %a0, 1;",
+           range(32), [](auto &R) { return std::vector<u64>{R[0] + 1}; });
+    C.ExpectError = "trap";
+    L.push_back(C);
+    // brkpt (9.7.19.1) with no debugger attached: reptx traps.
+    C.Name = "brkpt";
+    C.Body = "setp.eq.u32 %p0, %a0, 9;\n @%p0 brkpt;\n add.u32 %d0, %a0, 1;";
+    L.push_back(C);
+  }
+  // A trap no thread reaches, and pmevent (9.7.19.3), change nothing.
+  L.push_back(Cf("trap.not_taken", {"u32"}, {"u32"},
+                 "setp.gt.u32 %p0, %a0, 100;\n @%p0 trap;\n pmevent 3;\n pmevent.mask 0x5;\n"
+                 " add.u32 %d0, %a0, 1;",
+                 range(32), [](auto &R) { return std::vector<u64>{R[0] + 1}; }));
   // ret from the kernel.
   L.push_back(Cf("ret.early", {"u32"}, {"u32"},
                  "setp.gt.u32 %p0, %a0, 20;\n @%p0 ret;\n mul.lo.u32 %d0, %a0, 2;", range(40),

@@ -200,6 +200,42 @@ void addConvertCases(CaseList &L) {
                    auto S = [](u64 V) { return u64(std::clamp(int32_t(uint32_t(V)), 0, 255)); };
                    return std::vector<u64>{((R[2] & 0xffff) << 16) | (S(R[0]) << 8) | S(R[1])};
                  }));
+  // The other convertTypes, from the manual's pseudocode: ta/tb = a/b clamped to [MIN, MAX] of
+  // the n-bit convertType; bits [n-1:0] of d are tb, [2n-1:n] ta, and for .u8/.s8 bits
+  // [31:2n] are c's low bits; .u16/.s16 have no c.
+  auto Pack = [](uint64_t A, uint64_t B, uint64_t C, int N, bool Signed) {
+    int64_t Lo = Signed ? -(int64_t(1) << (N - 1)) : 0;
+    int64_t Hi = Signed ? (int64_t(1) << (N - 1)) - 1 : (int64_t(1) << N) - 1;
+    uint32_t Mask = uint32_t((uint64_t(1) << N) - 1);
+    uint32_t TA = uint32_t(std::clamp<int64_t>(int32_t(uint32_t(A)), Lo, Hi)) & Mask;
+    uint32_t TB = uint32_t(std::clamp<int64_t>(int32_t(uint32_t(B)), Lo, Hi)) & Mask;
+    uint32_t D = (TA << N) | TB;
+    if (N < 16)
+      D |= uint32_t(C) << (2 * N);
+    return u64(D);
+  };
+  const std::vector<u64> PackV = {0,      1,       0x7f,       0x80,       0xffffff80, 0xffffff7f,
+                                  0xff,   0x100,   0x7fff,     0x8000,     0xffff8000, 0xffff7fff,
+                                  0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xffffffff};
+  L.push_back(Cv("cvt.pack.sat.u16.s32", {"s32", "s32"}, "b32", rows2(PackV, {0x8000, 0xffffffff}),
+                 [Pack](auto &R) { return std::vector<u64>{Pack(R[0], R[1], 0, 16, false)}; }));
+  L.push_back(Cv("cvt.pack.sat.s16.s32", {"s32", "s32"}, "b32", rows2(PackV, {0x7fff, 0xffff8000}),
+                 [Pack](auto &R) { return std::vector<u64>{Pack(R[0], R[1], 0, 16, true)}; }));
+  L.push_back(Cv("cvt.pack.sat.s8.s32.b32", {"s32", "s32", "b32"}, "b32",
+                 rows3(PackV, {0xffffff7f, 0x80}, {0, 0xdeadbeef}),
+                 [Pack](auto &R) { return std::vector<u64>{Pack(R[0], R[1], R[2], 8, true)}; }));
+  // Four values into one word: the first pack's result is the second's c.
+  {
+    Case C =
+        Cv("cvt.pack.sat.u8.s32.b32.x4", {"s32", "s32", "s32", "s32"}, "b32", {}, [Pack](auto &R) {
+          return std::vector<u64>{Pack(R[0], R[1], Pack(R[2], R[3], 0, 8, false), 8, false)};
+        });
+    C.Body = "cvt.pack.sat.u8.s32.b32 %r1, %a2, %a3, 0;\n"
+             "  cvt.pack.sat.u8.s32.b32 %d0, %a0, %a1, %r1;";
+    for (u64 V : PackV)
+      C.Rows.push_back({V, 0x80000000 - V, V * 7, ~V});
+    L.push_back(C);
+  }
 }
 
 } // namespace reptx::conformance

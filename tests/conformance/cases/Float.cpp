@@ -252,6 +252,37 @@ void addFloatCases(CaseList &L) {
                   bool S = std::signbit(A) != std::signbit(B);
                   return std::vector<u64>{f32(std::copysign(M, S ? -1.0f : 1.0f))};
                 }));
+  // min/max .xorsign.abs with NaN, infinities, zeros and subnormals, following the manual's
+  // pseudocode: s = sign(a) ^ sign(b); a = |a|; b = |b|; both NaN (or either with .NaN) -> NaN;
+  // one NaN -> the other; else min/max; the sign bit of a non-NaN result is s. .ftz flushes the
+  // inputs first (keeping their signs).
+  auto XorSign = [&](std::string Op, bool Min, bool NaNMod, bool Ftz) {
+    L.push_back(
+        F(Op, {"f32", "f32"}, "f32", rows2(F32Small, F32Small), [Min, NaNMod, Ftz](auto &R) {
+          float A = asF32(R[0]), B = asF32(R[1]);
+          if (Ftz)
+            A = ftz(A), B = ftz(B);
+          bool S = std::signbit(A) != std::signbit(B);
+          A = std::fabs(A), B = std::fabs(B);
+          float D;
+          if (std::isnan(A) && std::isnan(B))
+            D = NAN;
+          else if (NaNMod && (std::isnan(A) || std::isnan(B)))
+            D = NAN;
+          else if (std::isnan(A))
+            D = B;
+          else if (std::isnan(B))
+            D = A;
+          else
+            D = Min ? (A < B ? A : B) : (A > B ? A : B);
+          if (!std::isnan(D))
+            D = std::copysign(D, S ? -1.0f : 1.0f);
+          return std::vector<u64>{f32(D)};
+        }));
+  };
+  XorSign("min.xorsign.abs.f32", true, false, false);
+  XorSign("max.NaN.xorsign.abs.f32", false, true, false);
+  XorSign("min.ftz.NaN.xorsign.abs.f32", true, true, true);
   L.push_back(F("abs.f32", {"f32"}, "f32", rows1(F32),
                 [](auto &R) { return std::vector<u64>{u64(uint32_t(R[0]) & 0x7fffffffu)}; }));
   L.push_back(F("neg.f32", {"f32"}, "f32", rows1(F32),
@@ -270,7 +301,8 @@ void addFloatCases(CaseList &L) {
   Testp("infinite", [](float A) { return std::isinf(A); });
   Testp("number", [](float A) { return !std::isnan(A); });
   Testp("notanumber", [](float A) { return std::isnan(A); });
-  Testp("normal", [](float A) { return std::isnormal(A); });
+  // "As a special case, positive and negative zero are considered normal numbers" (9.7.3.1).
+  Testp("normal", [](float A) { return std::isnormal(A) || A == 0.0f; });
   Testp("subnormal", [](float A) { return std::fpclassify(A) == FP_SUBNORMAL; });
 
   auto DAdd = [](double A, double B) { return A + B; };
@@ -318,8 +350,10 @@ void addFloatCases(CaseList &L) {
       "rsqrt.approx.f64", {"f64"}, "f64",
       rows1({f64(1.0), f64(4.0), f64(0.3), f64(1e100), f64(DInf)}),
       [](auto &R) { return std::vector<u64>{f64(1.0 / std::sqrt(asF64(R[0])))}; }, 1e-6));
-  L.push_back(F("testp.normal.f64", {"f64"}, "pred", rows1(F64),
-                [](auto &R) { return std::vector<u64>{std::isnormal(asF64(R[0])) ? 1u : 0u}; }));
+  L.push_back(F("testp.normal.f64", {"f64"}, "pred", rows1(F64), [](auto &R) {
+    double A = asF64(R[0]);
+    return std::vector<u64>{std::isnormal(A) || A == 0.0 ? 1u : 0u};
+  }));
 }
 
 } // namespace reptx::conformance

@@ -61,6 +61,12 @@ inline constexpr llvm::StringLiteral BarrierArrive = "reptx.barrier.arrive";
 inline constexpr llvm::StringLiteral BarrierRed = "reptx.barrier.red";
 inline constexpr llvm::StringLiteral BarrierInit = "reptx.barrier.init";
 
+// `void @reptx.nanosleep(i32 ns)`: nanosleep.u32 (PTX ISA 9.7.19.2): the calling thread sleeps for
+// a time in [0, 2 * ns] nanoseconds (ns is at most 1,000,000).
+inline constexpr llvm::StringLiteral NanoSleep = "reptx.nanosleep";
+// `i1 @reptx.isspacep.{global,const,shared,local}(ptr p)`: isspacep (PTX ISA 9.7.9.19): whether
+// the generic address p lies in that state space's window. No side effects.
+inline constexpr llvm::StringLiteral IsSpacePrefix = "reptx.isspacep.";
 // Sync scopes: atomics, fences and ordered loads/stores carry PTX's scope as an LLVM sync scope
 // named "cta", "cluster" or "gpu" (.sys is LLVM's system scope); a backend maps them to its own
 // (AMDGPU: workgroup, agent, agent). An atom without a scope is .gpu (PTX ISA 8.5).
@@ -82,5 +88,17 @@ inline constexpr llvm::StringLiteral AssertFormat =
 // there are none). Returns what the call's return parameter receives. A backend records the call
 // for the host to print (backend/README.md, "Device printf").
 inline constexpr llvm::StringLiteral Vprintf = "reptx.vprintf";
+
+// Directed rounding of div, rcp and sqrt (PTX ISA 9.7.3.8-10), correctly rounded in the direction
+// `mode` (llvm.set.rounding's encoding: 0 toward zero, 2 toward +inf, 3 toward -inf) for every
+// input, subnormals kept (.ftz is done by the lifter); rcp is div with a = 1.0. No side effects.
+//   float  @reptx.div.directed.f32(float a, float b, i32 mode)
+//   double @reptx.div.directed.f64(double a, double b, i32 mode)
+//   float  @reptx.sqrt.directed.f32(float a, i32 mode)
+//   double @reptx.sqrt.directed.f64(double a, i32 mode)
+inline constexpr llvm::StringLiteral DivDirectedF32 = "reptx.div.directed.f32";
+inline constexpr llvm::StringLiteral DivDirectedF64 = "reptx.div.directed.f64";
+inline constexpr llvm::StringLiteral SqrtDirectedF32 = "reptx.sqrt.directed.f32";
+inline constexpr llvm::StringLiteral SqrtDirectedF64 = "reptx.sqrt.directed.f64";
 
 } // namespace reptx::ir::intrinsics

@@ -48,6 +48,11 @@ struct LiftResult {
 llvm::Expected<LiftResult> liftModule(const ptx::Module &PM, llvm::LLVMContext &Ctx,
                                       const LiftOptions &Opts = {});
 
+/// The PTX instruction families (opcodes of frontend-ptx's instruction table) that the lifter
+/// handles, in all or some of their forms (a form it does not handle is a per-kernel error that
+/// names it): the "lifted" column of docs/ptx-coverage.md.
+llvm::ArrayRef<llvm::StringRef> liftedFamilies();
+
 /// Kernels in a lifted module carry this function attribute; a backend gives them its kernel
 /// calling convention.
 inline constexpr const char *KernelAttr = "reptx-kernel";

@@ -1,0 +1,215 @@
+// Directed rounding (.rz, .rm, .rp) of div, rcp and sqrt on f32 and f64 (PTX ISA 9.7.3.8 div,
+// 9.7.3.9 rcp, 9.7.3.10 sqrt), correctly rounded in the requested direction for every input,
+// without touching the MODE register:
+//
+//   float  @reptx.div.directed.f32(float a, float b, i32 mode)    rcp is div(1.0, a)
+//   double @reptx.div.directed.f64(double a, double b, i32 mode)
+//   float  @reptx.sqrt.directed.f32(float a, i32 mode)
+//   double @reptx.sqrt.directed.f64(double a, i32 mode)
+//
+// mode is llvm.set.rounding's encoding: 0 toward zero (.rz), 2 toward +inf (.rp), 3 toward -inf
+// (.rm). .ftz is the lifter's business (it flushes the operands and the result).
+//
+// Method, in integers only: no floating-point instruction, so the result does not depend on the
+// MODE register (rounding or denormal mode), and nothing turns into the constrained fdiv/sqrt/fma
+// that a strictfp kernel (one with .rz add or fma) would ask of LLVM's AMDGPU backend, which cannot
+// select them. Both operands are split into a 53-bit significand and an exponent; restoring long
+// division (digit-by-digit square root for sqrt, after making the exponent even) gives the first 24
+// or 53 bits of the exact result and a sticky bit from the remainder; the exponent is added back
+// and the result is rounded to the destination format (f32 or f64, normal or subnormal) by
+// shifting: the dropped bits and the sticky bit decide whether the truncation is kept or stepped
+// one ulp away from zero, and an overflow gives the largest finite value or infinity as the
+// direction says (IEEE 754-2019 4.3.2, 7.4). Special operands follow IEEE 754-2019 6.1-6.3 and
+// 7.2-7.3, decided on the bits: a NaN operand gives that NaN quieted, 0/0, inf/inf and sqrt of a
+// negative number the default NaN (as the hardware's .rn forms), x/0 and inf/x infinity, 0/x and
+// x/inf zero, sqrt(+-0) = +-0, sqrt(+inf) = +inf.
+#include "Device.h"
+
+namespace reptx::device {
+namespace {
+
+constexpr u32 ModeTowardZero = 0, ModeUpward = 2, ModeDownward = 3;
+
+u64 bitsOf(double D) { return __builtin_bit_cast(u64, D); }
+double doubleOf(u64 U) { return __builtin_bit_cast(double, U); }
+u32 bitsOf(float F) { return __builtin_bit_cast(u32, F); }
+float floatOf(u32 U) { return __builtin_bit_cast(float, U); }
+
+constexpr u64 Hidden = u64(1) << 52;
+constexpr u64 Fraction = Hidden - 1;
+
+/// A finite nonzero magnitude Sig * 2^Exp with Sig in [2^52, 2^53); Sticky: the exact value
+/// lies strictly between Sig * 2^Exp and (Sig + 1) * 2^Exp.
+struct Parts {
+  u64 Sig;
+  s32 Exp;
+  bool Sticky;
+};
+
+/// The magnitude of a finite nonzero double (IEEE 754-2019 3.4: a subnormal is normalized).
+Parts split64(u64 Bits) {
+  u64 Mag = Bits & ~(u64(1) << 63);
+  s32 E = s32(Mag >> 52);
+  if (E == 0) {
+    s32 Shift = s32(__builtin_clzll(Mag)) - 11;
+    return {Mag << Shift, -1074 - Shift, false};
+  }
+  return {(Mag & Fraction) | Hidden, E - 1075, false};
+}
+
+/// The magnitude of a finite nonzero float, with its 24-bit significand widened to 53 bits.
+Parts split32(u32 Bits) {
+  u32 Mag = Bits & 0x7fffffffu;
+  s32 E = s32(Mag >> 23);
+  u64 Sig = E == 0 ? u64(Mag) : u64((Mag & 0x7fffffu) | 0x800000u);
+  s32 Exp = E == 0 ? -149 : E - 150;
+  s32 Shift = s32(__builtin_clzll(Sig)) - 11;
+  return {Sig << Shift, Exp - Shift, false};
+}
+
+/// The first Prec bits of |a| / |b| (finite, nonzero) by restoring long division, one quotient
+/// bit per step, with the remainder as sticky bit.
+template <int Prec> Parts quotient(Parts A, Parts B) {
+  u64 R = A.Sig, D = B.Sig;
+  s32 Exp = A.Exp - B.Exp;
+  if (R < D) { // make R / D lie in [1, 2)
+    R <<= 1;
+    Exp -= 1;
+  }
+  u64 Q = 0;
+  for (int I = 0; I < Prec; ++I) { // R < 2 D < 2^54 throughout
+    Q <<= 1;
+    if (R >= D) {
+      R -= D;
+      Q |= 1;
+    }
+    R <<= 1;
+  }
+  // Q = floor(R / D * 2^(Prec-1)) in [2^(Prec-1), 2^Prec).
+  return {Q << (53 - Prec), Exp - 52, R != 0};
+}
+
+/// The first Prec bits of sqrt(a) (finite, a > 0) by the digit-by-digit method, two radicand bits
+/// per step, with the remainder as sticky bit.
+template <int Prec> Parts root(Parts A) {
+  // a = M * 2^K with M = Sig * 2^-52 in [1, 2); an odd K moves one factor 2 into M so that K/2
+  // is exact. The root's first Prec bits are isqrt(N) for N = M * 2^(2 Prec - 2), an integer of
+  // 2 Prec - 1 or 2 Prec bits: Sig shifted left by S (right by -S).
+  s32 K = A.Exp + 52;
+  s32 S = 2 * Prec - 54 + (K & 1);
+  K -= K & 1;
+  bool Dropped = S < 0 && (A.Sig & ((u64(1) << -S) - 1)) != 0;
+  u64 Root = 0, Rem = 0;
+  for (int I = 0; I < Prec; ++I) {
+    s32 Pos = 2 * (Prec - 1 - I) - S; // position in Sig of the pair of N brought down
+    u64 Pair = Pos >= 0 ? (A.Sig >> Pos) & 3 : Pos == -1 ? (A.Sig << 1) & 2 : 0;
+    Rem = (Rem << 2) | Pair;
+    u64 Trial = (Root << 2) | 1; // (2 Root + 1)^2 - (2 Root)^2
+    Root <<= 1;
+    if (Rem >= Trial) { // Rem < 2 Root + 1 < 2^(Prec+1) throughout
+      Rem -= Trial;
+      Root |= 1;
+    }
+  }
+  return {Root << (53 - Prec), K / 2 - 52, Rem != 0 || Dropped};
+}
+
+/// The bits of the magnitude P rounded to a binary format with Prec significand bits and
+/// exponents EMin..EMax (IEEE 754-2019 3.3), either truncated or, when Away and inexact, one ulp
+/// further from zero. An overflow is the largest finite magnitude, or infinity when Away.
+template <int Prec, int EMin, int EMax> u64 roundMagnitude(Parts P, bool Away) {
+  constexpr u64 InfBits = u64(EMax - EMin + 2) << (Prec - 1);
+  s32 E = P.Exp + 52; // exponent of the leading bit
+  if (E > EMax)
+    return Away ? InfBits : InfBits - 1;
+  s32 Shift = 53 - Prec + (E < EMin ? EMin - E : 0);
+  u64 Kept = Shift >= 64 ? 0 : P.Sig >> Shift;
+  u64 Lost = Shift >= 64 ? P.Sig : P.Sig & ((u64(1) << Shift) - 1);
+  // The leading bit of a normal Kept adds one to the biased exponent field E - EMin; a subnormal
+  // Kept (E < EMin) has none and the field stays 0. A carry out of the significand, up to
+  // infinity, is the next binade.
+  u64 Bits = (E > EMin ? u64(E - EMin) << (Prec - 1) : 0) + Kept;
+  if (Away && (Lost != 0 || P.Sticky))
+    ++Bits;
+  return Bits;
+}
+
+/// Whether a result of this sign is rounded away from zero when inexact.
+bool away(u32 Mode, bool Negative) {
+  if (Mode == ModeTowardZero)
+    return false;
+  return Mode == ModeUpward ? !Negative : Mode == ModeDownward && Negative;
+}
+
+constexpr u32 NaN32 = 0x7fc00000u, Inf32 = 0x7f800000u, Sign32 = 0x80000000u;
+constexpr u64 NaN64 = 0x7ff8000000000000ull, Inf64 = 0x7ff0000000000000ull,
+              Sign64 = 0x8000000000000000ull;
+
+bool isNaN32(u32 B) { return (B & 0x7fffffffu) > Inf32; }
+bool isInf32(u32 B) { return (B & 0x7fffffffu) == Inf32; }
+bool isZero32(u32 B) { return (B & 0x7fffffffu) == 0; }
+bool isNaN64(u64 B) { return (B & ~Sign64) > Inf64; }
+bool isInf64(u64 B) { return (B & ~Sign64) == Inf64; }
+bool isZero64(u64 B) { return (B & ~Sign64) == 0; }
+
+} // namespace
+
+REPTX_HELPER("reptx.div.directed.f32", float, reptx_div_directed_f32,
+             (float A, float B, u32 Mode)) {
+  u32 UA = bitsOf(A), UB = bitsOf(B);
+  u32 Sign = (UA ^ UB) & Sign32;
+  if (isNaN32(UA) || isNaN32(UB))
+    return floatOf((isNaN32(UA) ? UA : UB) | 0x400000u);
+  if ((isInf32(UA) && isInf32(UB)) || (isZero32(UA) && isZero32(UB)))
+    return floatOf(NaN32);
+  if (isInf32(UA) || isZero32(UB))
+    return floatOf(Sign | Inf32);
+  if (isZero32(UA) || isInf32(UB))
+    return floatOf(Sign);
+  Parts Q = quotient<24>(split32(UA), split32(UB));
+  return floatOf(Sign | u32(roundMagnitude<24, -126, 127>(Q, away(Mode, Sign != 0))));
+}
+
+REPTX_HELPER("reptx.div.directed.f64", double, reptx_div_directed_f64,
+             (double A, double B, u32 Mode)) {
+  u64 UA = bitsOf(A), UB = bitsOf(B);
+  u64 Sign = (UA ^ UB) & Sign64;
+  if (isNaN64(UA) || isNaN64(UB))
+    return doubleOf((isNaN64(UA) ? UA : UB) | (u64(1) << 51));
+  if ((isInf64(UA) && isInf64(UB)) || (isZero64(UA) && isZero64(UB)))
+    return doubleOf(NaN64);
+  if (isInf64(UA) || isZero64(UB))
+    return doubleOf(Sign | Inf64);
+  if (isZero64(UA) || isInf64(UB))
+    return doubleOf(Sign);
+  Parts Q = quotient<53>(split64(UA), split64(UB));
+  return doubleOf(Sign | roundMagnitude<53, -1022, 1023>(Q, away(Mode, Sign != 0)));
+}
+
+REPTX_HELPER("reptx.sqrt.directed.f32", float, reptx_sqrt_directed_f32, (float A, u32 Mode)) {
+  u32 UA = bitsOf(A);
+  if (isNaN32(UA))
+    return floatOf(UA | 0x400000u);
+  if (isZero32(UA))
+    return A;
+  if (UA & Sign32)
+    return floatOf(NaN32);
+  if (isInf32(UA))
+    return A;
+  return floatOf(u32(roundMagnitude<24, -126, 127>(root<24>(split32(UA)), away(Mode, false))));
+}
+
+REPTX_HELPER("reptx.sqrt.directed.f64", double, reptx_sqrt_directed_f64, (double A, u32 Mode)) {
+  u64 UA = bitsOf(A);
+  if (isNaN64(UA))
+    return doubleOf(UA | (u64(1) << 51));
+  if (isZero64(UA))
+    return A;
+  if (UA & Sign64)
+    return doubleOf(NaN64);
+  if (isInf64(UA))
+    return A;
+  return doubleOf(roundMagnitude<53, -1022, 1023>(root<53>(split64(UA)), away(Mode, false)));
+}
+
+} // namespace reptx::device
