@@ -7,6 +7,9 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdlib>
+#include <cstring>
+
 using namespace llvm;
 
 namespace reptx::emulator {
@@ -41,14 +44,32 @@ std::optional<AllocationInfo> Device::findAllocation(uint64_t Address) const {
 }
 
 void Device::setCodeObjectsWritable(bool Writable) { P->WritableCodeObjects = Writable; }
+void Device::setCodeObjectsHostMapped(bool HostMapped) { P->HostMappedCodeObjects = HostMapped; }
 
 Expected<uint64_t> Device::loadCodeObject(const CodeObject &CO) {
   auto It = P->LoadBases.find(CO.uniqueId());
   if (It != P->LoadBases.end())
     return It->second;
   ArrayRef<uint8_t> Image = CO.image();
-  auto Base = P->Mem.allocate(Image.size(), "code object " + CO.target().Processor,
-                              /*ReadOnly=*/!P->WritableCodeObjects);
+  Expected<uint64_t> Base = 0;
+  if (P->HostMappedCodeObjects) {
+    // Host memory with 64 KiB on each side (the guard gap Memory keeps between allocations), so
+    // that host memory mapped later never lies within another mapping's guard space.
+    constexpr uint64_t Guard = 0x10000;
+    uint64_t Rounded = (Image.size() + 4095) / 4096 * 4096;
+    std::unique_ptr<uint8_t, void (*)(void *)> Host(
+        static_cast<uint8_t *>(std::aligned_alloc(4096, Rounded + 2 * Guard)), std::free);
+    if (!Host)
+      return createStringError("out of host memory for a code object of " + Twine(Image.size()) +
+                               " bytes");
+    std::memset(Host.get(), 0, Rounded + 2 * Guard);
+    Base = P->Mem.mapHost(Host.get() + Guard, Image.size(), "code object " + CO.target().Processor);
+    if (Base)
+      P->HostCodeObjects.push_back(std::move(Host));
+  } else {
+    Base = P->Mem.allocate(Image.size(), "code object " + CO.target().Processor,
+                           /*ReadOnly=*/!P->WritableCodeObjects);
+  }
   if (!Base)
     return Base.takeError();
   if (Error E = P->Mem.hostWrite(*Base, Image.data(), Image.size(), /*Privileged=*/true))

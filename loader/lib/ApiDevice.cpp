@@ -2,6 +2,7 @@
 #include "Driver.h"
 #include "Printf.h"
 #include "ProcTable.h"
+#include "Trace.h"
 
 #include <cstring>
 
@@ -179,12 +180,14 @@ CUresult contextSynchronize(Context *C) { return synchronizeContext(C); }
 // ------------------------------------------------------------------ init, versions, errors
 
 CUresult cuInit(unsigned int Flags) {
+  REPTX_TRACE(cuInit, Flags);
   if (Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
   return drv().init();
 }
 
 CUresult cuDriverGetVersion(int *Version) {
+  REPTX_TRACE(cuDriverGetVersion, Version);
   if (!Version)
     return CUDA_ERROR_INVALID_VALUE;
   *Version = DriverVersion;
@@ -192,6 +195,7 @@ CUresult cuDriverGetVersion(int *Version) {
 }
 
 CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode) {
+  REPTX_TRACE(cuModuleGetLoadingMode, Mode);
   if (!Mode)
     return CUDA_ERROR_INVALID_VALUE;
   *Mode = CU_MODULE_LAZY_LOADING;
@@ -236,6 +240,7 @@ const ErrorText Errors[] = {
 } // namespace
 
 CUresult cuGetErrorString(CUresult R, const char **Str) {
+  REPTX_TRACE(cuGetErrorString, R, Str);
   if (!Str)
     return CUDA_ERROR_INVALID_VALUE;
   for (const ErrorText &E : Errors)
@@ -248,6 +253,7 @@ CUresult cuGetErrorString(CUresult R, const char **Str) {
 }
 
 CUresult cuGetErrorName(CUresult R, const char **Str) {
+  REPTX_TRACE(cuGetErrorName, R, Str);
   if (!Str)
     return CUDA_ERROR_INVALID_VALUE;
   for (const ErrorText &E : Errors)
@@ -263,6 +269,7 @@ CUresult cuGetErrorName(CUresult R, const char **Str) {
 
 CUresult cuGetProcAddress_v2(const char *Symbol, void **Pfn, int CudaVersion, cuuint64_t Flags,
                              CUdriverProcAddressQueryResult *Status) {
+  REPTX_TRACE(cuGetProcAddress_v2, Symbol, Pfn, CudaVersion, Flags, Status);
   if (!Pfn)
     return CUDA_ERROR_INVALID_VALUE;
   ProcStatus S;
@@ -273,18 +280,20 @@ CUresult cuGetProcAddress_v2(const char *Symbol, void **Pfn, int CudaVersion, cu
     *Status = S == ProcStatus::Found                  ? CU_GET_PROC_ADDRESS_SUCCESS
               : S == ProcStatus::VersionNotSufficient ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
                                                       : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  log().trace("cuGetProcAddress({}, {}, {}) -> {}", Symbol ? Symbol : "(null)", CudaVersion, Flags,
+  log().debug("cuGetProcAddress({}, {}, {}) -> {}", Symbol ? Symbol : "(null)", CudaVersion, Flags,
               F);
   return F ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
 CUresult cuGetProcAddress(const char *Symbol, void **Pfn, int CudaVersion, cuuint64_t Flags) {
+  REPTX_TRACE(cuGetProcAddress, Symbol, Pfn, CudaVersion, Flags);
   return cuGetProcAddress_v2(Symbol, Pfn, CudaVersion, Flags, nullptr);
 }
 
 // ------------------------------------------------------------------ devices
 
 CUresult cuDeviceGetCount(int *Count) {
+  REPTX_TRACE(cuDeviceGetCount, Count);
   if (!Count)
     return CUDA_ERROR_INVALID_VALUE;
   if (!drv().initialized())
@@ -294,6 +303,7 @@ CUresult cuDeviceGetCount(int *Count) {
 }
 
 CUresult cuDeviceGet(CUdevice *Dev, int Ordinal) {
+  REPTX_TRACE(cuDeviceGet, Dev, Ordinal);
   if (!Dev)
     return CUDA_ERROR_INVALID_VALUE;
   Device *D;
@@ -304,6 +314,7 @@ CUresult cuDeviceGet(CUdevice *Dev, int Ordinal) {
 }
 
 CUresult cuDeviceGetName(char *Name, int Len, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceGetName, Name, Len, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -315,6 +326,7 @@ CUresult cuDeviceGetName(char *Name, int Len, CUdevice Dev) {
 }
 
 CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceTotalMem_v2, Bytes, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -325,6 +337,7 @@ CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Dev) {
 }
 
 CUresult cuDeviceTotalMem(unsigned int *Bytes, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceTotalMem, Bytes, Dev);
   size_t B = 0;
   if (CUresult R = cuDeviceTotalMem_v2(&B, Dev))
     return R;
@@ -333,6 +346,7 @@ CUresult cuDeviceTotalMem(unsigned int *Bytes, CUdevice Dev) {
 }
 
 CUresult cuDeviceGetAttribute(int *Value, CUdevice_attribute Attr, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceGetAttribute, Value, Attr, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -343,6 +357,7 @@ CUresult cuDeviceGetAttribute(int *Value, CUdevice_attribute Attr, CUdevice Dev)
 }
 
 CUresult cuDeviceGetUuid_v2(CUuuid *Uuid, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceGetUuid_v2, Uuid, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -352,11 +367,18 @@ CUresult cuDeviceGetUuid_v2(CUuuid *Uuid, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGetUuid(CUuuid *Uuid, CUdevice Dev) { return cuDeviceGetUuid_v2(Uuid, Dev); }
+CUresult cuDeviceGetUuid(CUuuid *Uuid, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceGetUuid, Uuid, Dev);
+  return cuDeviceGetUuid_v2(Uuid, Dev);
+}
 
-CUresult cuDeviceGetLuid(char *, unsigned int *, CUdevice) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuDeviceGetLuid(char *Luid, unsigned int *DeviceNodeMask, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceGetLuid, Luid, DeviceNodeMask, Dev);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
 
 CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceComputeCapability, Major, Minor, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -368,6 +390,7 @@ CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Dev) {
 }
 
 CUresult cuDeviceGetPCIBusId(char *Out, int Len, CUdevice Dev) {
+  REPTX_TRACE(cuDeviceGetPCIBusId, Out, Len, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -378,7 +401,8 @@ CUresult cuDeviceGetPCIBusId(char *Out, int Len, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceCanAccessPeer(int *Can, CUdevice, CUdevice) {
+CUresult cuDeviceCanAccessPeer(int *Can, CUdevice Dev, CUdevice PeerDev) {
+  REPTX_TRACE(cuDeviceCanAccessPeer, Can, Dev, PeerDev);
   if (!Can)
     return CUDA_ERROR_INVALID_VALUE;
   *Can = 0;
@@ -388,6 +412,7 @@ CUresult cuDeviceCanAccessPeer(int *Can, CUdevice, CUdevice) {
 // ------------------------------------------------------------------ primary contexts
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *Ctx, CUdevice Dev) {
+  REPTX_TRACE(cuDevicePrimaryCtxRetain, Ctx, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -400,6 +425,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *Ctx, CUdevice Dev) {
 }
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Dev) {
+  REPTX_TRACE(cuDevicePrimaryCtxRelease_v2, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -410,9 +436,13 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Dev) {
   --D->PrimaryRefs; // the primary context stays valid (inactive) for cudart's later calls
   return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRelease(CUdevice Dev) { return cuDevicePrimaryCtxRelease_v2(Dev); }
+CUresult cuDevicePrimaryCtxRelease(CUdevice Dev) {
+  REPTX_TRACE(cuDevicePrimaryCtxRelease, Dev);
+  return cuDevicePrimaryCtxRelease_v2(Dev);
+}
 
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice Dev) {
+  REPTX_TRACE(cuDevicePrimaryCtxReset_v2, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -431,9 +461,13 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice Dev) {
   D->PrimaryRefs = 0;
   return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxReset(CUdevice Dev) { return cuDevicePrimaryCtxReset_v2(Dev); }
+CUresult cuDevicePrimaryCtxReset(CUdevice Dev) {
+  REPTX_TRACE(cuDevicePrimaryCtxReset, Dev);
+  return cuDevicePrimaryCtxReset_v2(Dev);
+}
 
 CUresult cuDevicePrimaryCtxGetState(CUdevice Dev, unsigned int *Flags, int *Active) {
+  REPTX_TRACE(cuDevicePrimaryCtxGetState, Dev, Flags, Active);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -446,6 +480,7 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice Dev, unsigned int *Flags, int *Acti
 }
 
 CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Dev, unsigned int Flags) {
+  REPTX_TRACE(cuDevicePrimaryCtxSetFlags_v2, Dev, Flags);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -454,12 +489,14 @@ CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Dev, unsigned int Flags) {
   return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxSetFlags(CUdevice Dev, unsigned int Flags) {
+  REPTX_TRACE(cuDevicePrimaryCtxSetFlags, Dev, Flags);
   return cuDevicePrimaryCtxSetFlags_v2(Dev, Flags);
 }
 
 // ------------------------------------------------------------------ contexts
 
 CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned int Flags, CUdevice Dev) {
+  REPTX_TRACE(cuCtxCreate_v2, Ctx, Flags, Dev);
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
@@ -472,6 +509,7 @@ CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned int Flags, CUdevice Dev) {
 }
 
 CUresult cuCtxDestroy_v2(CUcontext Ctx) {
+  REPTX_TRACE(cuCtxDestroy_v2, Ctx);
   if (!drv().validContext(Ctx))
     return CUDA_ERROR_INVALID_CONTEXT;
   auto *C = reinterpret_cast<Context *>(Ctx);
@@ -483,6 +521,7 @@ CUresult cuCtxDestroy_v2(CUcontext Ctx) {
 }
 
 CUresult cuCtxGetCurrent(CUcontext *Ctx) {
+  REPTX_TRACE(cuCtxGetCurrent, Ctx);
   if (!Ctx)
     return CUDA_ERROR_INVALID_VALUE;
   if (!drv().initialized())
@@ -492,6 +531,7 @@ CUresult cuCtxGetCurrent(CUcontext *Ctx) {
 }
 
 CUresult cuCtxSetCurrent(CUcontext Ctx) {
+  REPTX_TRACE(cuCtxSetCurrent, Ctx);
   if (!drv().initialized())
     return CUDA_ERROR_NOT_INITIALIZED;
   auto &S = contextStack();
@@ -510,14 +550,19 @@ CUresult cuCtxSetCurrent(CUcontext Ctx) {
 }
 
 CUresult cuCtxPushCurrent_v2(CUcontext Ctx) {
+  REPTX_TRACE(cuCtxPushCurrent_v2, Ctx);
   if (!drv().validContext(Ctx))
     return CUDA_ERROR_INVALID_CONTEXT;
   contextStack().push_back(reinterpret_cast<Context *>(Ctx));
   return CUDA_SUCCESS;
 }
-CUresult cuCtxPushCurrent(CUcontext Ctx) { return cuCtxPushCurrent_v2(Ctx); }
+CUresult cuCtxPushCurrent(CUcontext Ctx) {
+  REPTX_TRACE(cuCtxPushCurrent, Ctx);
+  return cuCtxPushCurrent_v2(Ctx);
+}
 
 CUresult cuCtxPopCurrent_v2(CUcontext *Ctx) {
+  REPTX_TRACE(cuCtxPopCurrent_v2, Ctx);
   auto &S = contextStack();
   if (S.empty())
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -526,9 +571,13 @@ CUresult cuCtxPopCurrent_v2(CUcontext *Ctx) {
   S.pop_back();
   return CUDA_SUCCESS;
 }
-CUresult cuCtxPopCurrent(CUcontext *Ctx) { return cuCtxPopCurrent_v2(Ctx); }
+CUresult cuCtxPopCurrent(CUcontext *Ctx) {
+  REPTX_TRACE(cuCtxPopCurrent, Ctx);
+  return cuCtxPopCurrent_v2(Ctx);
+}
 
 CUresult cuCtxGetDevice_v2(CUdevice *Dev, CUcontext Ctx) {
+  REPTX_TRACE(cuCtxGetDevice_v2, Dev, Ctx);
   if (!Dev)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
@@ -537,17 +586,25 @@ CUresult cuCtxGetDevice_v2(CUdevice *Dev, CUcontext Ctx) {
   *Dev = C->Dev->Ordinal;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxGetDevice(CUdevice *Dev) { return cuCtxGetDevice_v2(Dev, nullptr); }
+CUresult cuCtxGetDevice(CUdevice *Dev) {
+  REPTX_TRACE(cuCtxGetDevice, Dev);
+  return cuCtxGetDevice_v2(Dev, nullptr);
+}
 
 CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
+  REPTX_TRACE(cuCtxSynchronize_v2, Ctx);
   Context *C;
   if (CUresult R = ctxOrCurrent(Ctx, C))
     return R;
   return synchronizeContext(C);
 }
-CUresult cuCtxSynchronize() { return cuCtxSynchronize_v2(nullptr); }
+CUresult cuCtxSynchronize() {
+  REPTX_TRACE(cuCtxSynchronize);
+  return cuCtxSynchronize_v2(nullptr);
+}
 
 CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned int *Version) {
+  REPTX_TRACE(cuCtxGetApiVersion, Ctx, Version);
   if (!Version)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
@@ -558,6 +615,7 @@ CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned int *Version) {
 }
 
 CUresult cuCtxGetFlags(unsigned int *Flags) {
+  REPTX_TRACE(cuCtxGetFlags, Flags);
   Context *C;
   if (CUresult R = currentOrError(C))
     return R;
@@ -568,6 +626,7 @@ CUresult cuCtxGetFlags(unsigned int *Flags) {
 }
 
 CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
+  REPTX_TRACE(cuCtxGetId, Ctx, Id);
   Context *C;
   if (CUresult R = ctxOrCurrent(Ctx, C))
     return R;
@@ -578,6 +637,7 @@ CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
 }
 
 CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
+  REPTX_TRACE(cuCtxGetLimit, Value, Limit);
   Context *C;
   if (CUresult R = currentOrError(C))
     return R;
@@ -617,6 +677,7 @@ CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
 }
 
 CUresult cuCtxSetLimit(CUlimit Limit, size_t Value) {
+  REPTX_TRACE(cuCtxSetLimit, Limit, Value);
   Context *C;
   if (CUresult R = currentOrError(C))
     return R;
@@ -630,14 +691,19 @@ CUresult cuCtxSetLimit(CUlimit Limit, size_t Value) {
 }
 
 CUresult cuCtxGetCacheConfig(CUfunc_cache *Config) {
+  REPTX_TRACE(cuCtxGetCacheConfig, Config);
   if (!Config)
     return CUDA_ERROR_INVALID_VALUE;
   *Config = CU_FUNC_CACHE_PREFER_NONE;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxSetCacheConfig(CUfunc_cache) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCacheConfig(CUfunc_cache Config) {
+  REPTX_TRACE(cuCtxSetCacheConfig, Config);
+  return CUDA_SUCCESS;
+}
 
 CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest) {
+  REPTX_TRACE(cuCtxGetStreamPriorityRange, Least, Greatest);
   if (Least)
     *Least = 0;
   if (Greatest)
@@ -646,9 +712,13 @@ CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest) {
 }
 
 CUresult cuCtxGetSharedMemConfig(CUsharedconfig *Config) {
+  REPTX_TRACE(cuCtxGetSharedMemConfig, Config);
   if (!Config)
     return CUDA_ERROR_INVALID_VALUE;
   *Config = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxSetSharedMemConfig(CUsharedconfig) { return CUDA_SUCCESS; }
+CUresult cuCtxSetSharedMemConfig(CUsharedconfig Config) {
+  REPTX_TRACE(cuCtxSetSharedMemConfig, Config);
+  return CUDA_SUCCESS;
+}

@@ -3,6 +3,7 @@
 // and an event records the host time at which all earlier work had finished.
 #include "Driver.h"
 #include "Printf.h"
+#include "Trace.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -142,6 +143,7 @@ CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream S) {
 // ------------------------------------------------------------------ allocation
 
 CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes) {
+  REPTX_TRACE(cuMemAlloc_v2, Ptr, Bytes);
   Context *C;
   if (CUresult R = withContext(C))
     return R;
@@ -153,11 +155,12 @@ CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   *Ptr = *A;
-  log().trace("cuMemAlloc({}) -> {:#x}", Bytes, *A);
+  log().debug("cuMemAlloc({}) -> {:#x}", Bytes, *A);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr Ptr) {
+  REPTX_TRACE(cuMemFree_v2, Ptr);
   Context *C;
   if (CUresult R = withContext(C))
     return R;
@@ -172,6 +175,7 @@ CUresult cuMemFree_v2(CUdeviceptr Ptr) {
 
 CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_t Height,
                             unsigned int ElementSize) {
+  REPTX_TRACE(cuMemAllocPitch_v2, Ptr, Pitch, Width, Height, ElementSize);
   if (!Pitch || Width == 0 || Height == 0)
     return CUDA_ERROR_INVALID_VALUE;
   size_t P = (Width + 255) / 256 * 256;
@@ -181,20 +185,29 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream) {
+CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream Stream) {
+  REPTX_TRACE(cuMemAllocAsync, Ptr, Bytes, Stream);
   return cuMemAlloc_v2(Ptr, Bytes);
 }
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Ptr, size_t Bytes, CUstream S) {
+  REPTX_TRACE(cuMemAllocAsync_ptsz, Ptr, Bytes, S);
   return cuMemAllocAsync(Ptr, Bytes, S);
 }
-CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream) { return cuMemFree_v2(Ptr); }
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr Ptr, CUstream S) { return cuMemFreeAsync(Ptr, S); }
+CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream Stream) {
+  REPTX_TRACE(cuMemFreeAsync, Ptr, Stream);
+  return cuMemFree_v2(Ptr);
+}
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr Ptr, CUstream S) {
+  REPTX_TRACE(cuMemFreeAsync_ptsz, Ptr, S);
+  return cuMemFreeAsync(Ptr, S);
+}
 
 // Managed memory (CUDA C++ Programming Guide, "Unified Memory"): on the emulator, host memory
 // mapped into the device's address space at its own address, so the host dereferences the
 // pointer cudaMallocManaged returns and kernels use it as device memory. Released by cuMemFree.
 // Prefetches and advice have nothing to move: they only check their arguments.
 CUresult cuMemAllocManaged(CUdeviceptr *Ptr, size_t Bytes, unsigned int Flags) {
+  REPTX_TRACE(cuMemAllocManaged, Ptr, Bytes, Flags);
   Context *C;
   if (CUresult R = withContext(C))
     return R;
@@ -206,7 +219,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *Ptr, size_t Bytes, unsigned int Flags) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   *Ptr = *A;
-  log().trace("cuMemAllocManaged({}) -> {:#x}", Bytes, *A);
+  log().debug("cuMemAllocManaged({}) -> {:#x}", Bytes, *A);
   return CUDA_SUCCESS;
 }
 
@@ -222,35 +235,46 @@ CUresult checkManagedRange(CUdeviceptr Ptr, size_t Count) {
 }
 } // namespace
 
-CUresult cuMemPrefetchAsync(CUdeviceptr Ptr, size_t Count, CUdevice, CUstream) {
+CUresult cuMemPrefetchAsync(CUdeviceptr Ptr, size_t Count, CUdevice DstDevice, CUstream Stream) {
+  REPTX_TRACE(cuMemPrefetchAsync, Ptr, Count, DstDevice, Stream);
   return checkManagedRange(Ptr, Count);
 }
 CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr Ptr, size_t Count, CUdevice D, CUstream S) {
+  REPTX_TRACE(cuMemPrefetchAsync_ptsz, Ptr, Count, D, S);
   return cuMemPrefetchAsync(Ptr, Count, D, S);
 }
-CUresult cuMemPrefetchAsync_v2(CUdeviceptr Ptr, size_t Count, CUmemLocation, unsigned int,
-                               CUstream) {
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr Ptr, size_t Count, CUmemLocation Location,
+                               unsigned int Flags, CUstream Stream) {
+  REPTX_TRACE(cuMemPrefetchAsync_v2, Ptr, Count, Location, Flags, Stream);
   return checkManagedRange(Ptr, Count);
 }
 CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr Ptr, size_t Count, CUmemLocation L,
                                     unsigned int Flags, CUstream S) {
+  REPTX_TRACE(cuMemPrefetchAsync_v2_ptsz, Ptr, Count, L, Flags, S);
   return cuMemPrefetchAsync_v2(Ptr, Count, L, Flags, S);
 }
-CUresult cuMemAdvise(CUdeviceptr Ptr, size_t Count, CUmem_advise, CUdevice) {
+CUresult cuMemAdvise(CUdeviceptr Ptr, size_t Count, CUmem_advise Advice, CUdevice Dev) {
+  REPTX_TRACE(cuMemAdvise, Ptr, Count, Advice, Dev);
   return checkManagedRange(Ptr, Count);
 }
-CUresult cuMemAdvise_v2(CUdeviceptr Ptr, size_t Count, CUmem_advise, CUmemLocation) {
+CUresult cuMemAdvise_v2(CUdeviceptr Ptr, size_t Count, CUmem_advise Advice,
+                        CUmemLocation Location) {
+  REPTX_TRACE(cuMemAdvise_v2, Ptr, Count, Advice, Location);
   return checkManagedRange(Ptr, Count);
 }
-CUresult cuStreamAttachMemAsync(CUstream, CUdeviceptr Ptr, size_t Length, unsigned int) {
+CUresult cuStreamAttachMemAsync(CUstream Stream, CUdeviceptr Ptr, size_t Length,
+                                unsigned int Flags) {
+  REPTX_TRACE(cuStreamAttachMemAsync, Stream, Ptr, Length, Flags);
   return checkManagedRange(Ptr, Length);
 }
 CUresult cuStreamAttachMemAsync_ptsz(CUstream S, CUdeviceptr Ptr, size_t Length,
                                      unsigned int Flags) {
+  REPTX_TRACE(cuStreamAttachMemAsync_ptsz, S, Ptr, Length, Flags);
   return cuStreamAttachMemAsync(S, Ptr, Length, Flags);
 }
 
 CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
+  REPTX_TRACE(cuMemGetInfo_v2, Free, Total);
   Context *C;
   if (CUresult R = withContext(C))
     return R;
@@ -264,6 +288,7 @@ CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
 }
 
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr Ptr) {
+  REPTX_TRACE(cuMemGetAddressRange_v2, Base, Size, Ptr);
   Context *C;
   if (CUresult R = withContext(C))
     return R;
@@ -278,7 +303,8 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr Pt
 }
 
 // Pinned host memory is ordinary host memory here: the emulator copies from any host address.
-CUresult cuMemHostAlloc(void **P, size_t Bytes, unsigned int) {
+CUresult cuMemHostAlloc(void **P, size_t Bytes, unsigned int Flags) {
+  REPTX_TRACE(cuMemHostAlloc, P, Bytes, Flags);
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   *P = std::calloc(1, Bytes ? Bytes : 1);
@@ -288,9 +314,13 @@ CUresult cuMemHostAlloc(void **P, size_t Bytes, unsigned int) {
   HostAllocs[reinterpret_cast<uintptr_t>(*P)] = Bytes;
   return CUDA_SUCCESS;
 }
-CUresult cuMemAllocHost_v2(void **P, size_t Bytes) { return cuMemHostAlloc(P, Bytes, 0); }
+CUresult cuMemAllocHost_v2(void **P, size_t Bytes) {
+  REPTX_TRACE(cuMemAllocHost_v2, P, Bytes);
+  return cuMemHostAlloc(P, Bytes, 0);
+}
 
 CUresult cuMemFreeHost(void *P) {
+  REPTX_TRACE(cuMemFreeHost, P);
   std::lock_guard<std::mutex> L(HostMutex);
   if (!HostAllocs.erase(reinterpret_cast<uintptr_t>(P)))
     return CUDA_ERROR_INVALID_VALUE;
@@ -298,7 +328,8 @@ CUresult cuMemFreeHost(void *P) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemHostRegister_v2(void *P, size_t Bytes, unsigned int) {
+CUresult cuMemHostRegister_v2(void *P, size_t Bytes, unsigned int Flags) {
+  REPTX_TRACE(cuMemHostRegister_v2, P, Bytes, Flags);
   if (!P || !Bytes)
     return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> L(HostMutex);
@@ -306,20 +337,24 @@ CUresult cuMemHostRegister_v2(void *P, size_t Bytes, unsigned int) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemHostRegister(void *P, size_t Bytes, unsigned int Flags) {
+  REPTX_TRACE(cuMemHostRegister, P, Bytes, Flags);
   return cuMemHostRegister_v2(P, Bytes, Flags);
 }
 CUresult cuMemHostUnregister(void *P) {
+  REPTX_TRACE(cuMemHostUnregister, P);
   std::lock_guard<std::mutex> L(HostMutex);
   return HostAllocs.erase(reinterpret_cast<uintptr_t>(P)) ? CUDA_SUCCESS
                                                           : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
-CUresult cuMemHostGetFlags(unsigned int *Flags, void *) {
+CUresult cuMemHostGetFlags(unsigned int *Flags, void *P) {
+  REPTX_TRACE(cuMemHostGetFlags, Flags, P);
   if (Flags)
     *Flags = 0;
   return CUDA_SUCCESS;
 }
 
 CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr Ptr) {
+  REPTX_TRACE(cuPointerGetAttribute, Data, Attr, Ptr);
   Context *C;
   if (CUresult R = withContext(C))
     return R;
@@ -378,6 +413,7 @@ CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr
 
 CUresult cuPointerGetAttributes(unsigned int N, CUpointer_attribute *Attrs, void **Data,
                                 CUdeviceptr Ptr) {
+  REPTX_TRACE(cuPointerGetAttributes, N, Attrs, Data, Ptr);
   if (!Attrs || !Data)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
@@ -410,81 +446,159 @@ CUresult cuPointerGetAttributes(unsigned int N, CUpointer_attribute *Attrs, void
 
 // ------------------------------------------------------------------ copies and fills
 
-CUresult cuMemcpyHtoD_v2(CUdeviceptr D, const void *S, size_t N) { return copyIn(D, S, N); }
-CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr D, const void *S, size_t N) { return copyIn(D, S, N); }
-CUresult cuMemcpyDtoH_v2(void *D, CUdeviceptr S, size_t N) { return copyOut(D, S, N); }
-CUresult cuMemcpyDtoH_v2_ptds(void *D, CUdeviceptr S, size_t N) { return copyOut(D, S, N); }
-CUresult cuMemcpyDtoD_v2(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyDD(D, S, N); }
-CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyDD(D, S, N); }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr D, const void *S, size_t N) {
+  REPTX_TRACE(cuMemcpyHtoD_v2, D, S, N);
+  return copyIn(D, S, N);
+}
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr D, const void *S, size_t N) {
+  REPTX_TRACE(cuMemcpyHtoD_v2_ptds, D, S, N);
+  return copyIn(D, S, N);
+}
+CUresult cuMemcpyDtoH_v2(void *D, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpyDtoH_v2, D, S, N);
+  return copyOut(D, S, N);
+}
+CUresult cuMemcpyDtoH_v2_ptds(void *D, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpyDtoH_v2_ptds, D, S, N);
+  return copyOut(D, S, N);
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr D, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpyDtoD_v2, D, S, N);
+  return copyDD(D, S, N);
+}
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpyDtoD_v2_ptds, D, S, N);
+  return copyDD(D, S, N);
+}
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyHtoDAsync_v2, D, S, N, St);
   return copyIn(D, S, N, St);
 }
 CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyHtoDAsync_v2_ptsz, D, S, N, St);
   return copyIn(D, S, N, St);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *D, CUdeviceptr S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyDtoHAsync_v2, D, S, N, St);
   return copyOut(D, S, N, St);
 }
 CUresult cuMemcpyDtoHAsync_v2_ptsz(void *D, CUdeviceptr S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyDtoHAsync_v2_ptsz, D, S, N, St);
   return copyOut(D, S, N, St);
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyDtoDAsync_v2, D, S, N, St);
   return copyDD(D, S, N, St);
 }
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyDtoDAsync_v2_ptsz, D, S, N, St);
   return copyDD(D, S, N, St);
 }
-CUresult cuMemcpy(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyAny(D, S, N); }
-CUresult cuMemcpy_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return copyAny(D, S, N); }
+CUresult cuMemcpy(CUdeviceptr D, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpy, D, S, N);
+  return copyAny(D, S, N);
+}
+CUresult cuMemcpy_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpy_ptds, D, S, N);
+  return copyAny(D, S, N);
+}
 CUresult cuMemcpyAsync(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyAsync, D, S, N, St);
   return copyAny(D, S, N, St);
 }
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyAsync_ptsz, D, S, N, St);
   return copyAny(D, S, N, St);
 }
-CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
-CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
-CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
-CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *P) { return copy2D(P, nullptr); }
-CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *P, CUstream S) { return copy2D(P, S); }
-CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *P, CUstream S) { return copy2D(P, S); }
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *P) {
+  REPTX_TRACE(cuMemcpy2D_v2, P);
+  return copy2D(P, nullptr);
+}
+CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *P) {
+  REPTX_TRACE(cuMemcpy2D_v2_ptds, P);
+  return copy2D(P, nullptr);
+}
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *P) {
+  REPTX_TRACE(cuMemcpy2DUnaligned_v2, P);
+  return copy2D(P, nullptr);
+}
+CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *P) {
+  REPTX_TRACE(cuMemcpy2DUnaligned_v2_ptds, P);
+  return copy2D(P, nullptr);
+}
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *P, CUstream S) {
+  REPTX_TRACE(cuMemcpy2DAsync_v2, P, S);
+  return copy2D(P, S);
+}
+CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *P, CUstream S) {
+  REPTX_TRACE(cuMemcpy2DAsync_v2_ptsz, P, S);
+  return copy2D(P, S);
+}
 
-CUresult cuMemsetD8_v2(CUdeviceptr D, unsigned char V, size_t N) { return fill(D, V, 1, N); }
-CUresult cuMemsetD8_v2_ptds(CUdeviceptr D, unsigned char V, size_t N) { return fill(D, V, 1, N); }
-CUresult cuMemsetD16_v2(CUdeviceptr D, unsigned short V, size_t N) { return fill(D, V, 2, N); }
-CUresult cuMemsetD16_v2_ptds(CUdeviceptr D, unsigned short V, size_t N) { return fill(D, V, 2, N); }
-CUresult cuMemsetD32_v2(CUdeviceptr D, unsigned int V, size_t N) { return fill(D, V, 4, N); }
-CUresult cuMemsetD32_v2_ptds(CUdeviceptr D, unsigned int V, size_t N) { return fill(D, V, 4, N); }
+CUresult cuMemsetD8_v2(CUdeviceptr D, unsigned char V, size_t N) {
+  REPTX_TRACE(cuMemsetD8_v2, D, V, N);
+  return fill(D, V, 1, N);
+}
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr D, unsigned char V, size_t N) {
+  REPTX_TRACE(cuMemsetD8_v2_ptds, D, V, N);
+  return fill(D, V, 1, N);
+}
+CUresult cuMemsetD16_v2(CUdeviceptr D, unsigned short V, size_t N) {
+  REPTX_TRACE(cuMemsetD16_v2, D, V, N);
+  return fill(D, V, 2, N);
+}
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr D, unsigned short V, size_t N) {
+  REPTX_TRACE(cuMemsetD16_v2_ptds, D, V, N);
+  return fill(D, V, 2, N);
+}
+CUresult cuMemsetD32_v2(CUdeviceptr D, unsigned int V, size_t N) {
+  REPTX_TRACE(cuMemsetD32_v2, D, V, N);
+  return fill(D, V, 4, N);
+}
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr D, unsigned int V, size_t N) {
+  REPTX_TRACE(cuMemsetD32_v2_ptds, D, V, N);
+  return fill(D, V, 4, N);
+}
 CUresult cuMemsetD8Async(CUdeviceptr D, unsigned char V, size_t N, CUstream S) {
+  REPTX_TRACE(cuMemsetD8Async, D, V, N, S);
   return fill(D, V, 1, N, S);
 }
 CUresult cuMemsetD8Async_ptsz(CUdeviceptr D, unsigned char V, size_t N, CUstream S) {
+  REPTX_TRACE(cuMemsetD8Async_ptsz, D, V, N, S);
   return fill(D, V, 1, N, S);
 }
 CUresult cuMemsetD16Async(CUdeviceptr D, unsigned short V, size_t N, CUstream S) {
+  REPTX_TRACE(cuMemsetD16Async, D, V, N, S);
   return fill(D, V, 2, N, S);
 }
 CUresult cuMemsetD16Async_ptsz(CUdeviceptr D, unsigned short V, size_t N, CUstream S) {
+  REPTX_TRACE(cuMemsetD16Async_ptsz, D, V, N, S);
   return fill(D, V, 2, N, S);
 }
 CUresult cuMemsetD32Async(CUdeviceptr D, unsigned int V, size_t N, CUstream S) {
+  REPTX_TRACE(cuMemsetD32Async, D, V, N, S);
   return fill(D, V, 4, N, S);
 }
 CUresult cuMemsetD32Async_ptsz(CUdeviceptr D, unsigned int V, size_t N, CUstream S) {
+  REPTX_TRACE(cuMemsetD32Async_ptsz, D, V, N, S);
   return fill(D, V, 4, N, S);
 }
 CUresult cuMemsetD2D8_v2(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H) {
+  REPTX_TRACE(cuMemsetD2D8_v2, D, P, V, W, H);
   return fill2D(D, P, V, 1, W, H);
 }
 CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H) {
+  REPTX_TRACE(cuMemsetD2D8_v2_ptds, D, P, V, W, H);
   return fill2D(D, P, V, 1, W, H);
 }
 CUresult cuMemsetD2D8Async(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H,
                            CUstream S) {
+  REPTX_TRACE(cuMemsetD2D8Async, D, P, V, W, H, S);
   return fill2D(D, P, V, 1, W, H, S);
 }
 CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H,
                                 CUstream S) {
+  REPTX_TRACE(cuMemsetD2D8Async_ptsz, D, P, V, W, H, S);
   return fill2D(D, P, V, 1, W, H, S);
 }
 
@@ -504,12 +618,17 @@ static CUresult createStream(CUstream *Out, unsigned Flags, int Priority) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuStreamCreate(CUstream *Out, unsigned int Flags) { return createStream(Out, Flags, 0); }
+CUresult cuStreamCreate(CUstream *Out, unsigned int Flags) {
+  REPTX_TRACE(cuStreamCreate, Out, Flags);
+  return createStream(Out, Flags, 0);
+}
 CUresult cuStreamCreateWithPriority(CUstream *Out, unsigned int Flags, int Priority) {
+  REPTX_TRACE(cuStreamCreateWithPriority, Out, Flags, Priority);
   return createStream(Out, Flags, Priority);
 }
 
 CUresult cuStreamDestroy_v2(CUstream S) {
+  REPTX_TRACE(cuStreamDestroy_v2, S);
   auto *St = reinterpret_cast<Stream *>(S);
   if (!St || St->T != Tag::Stream)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -517,7 +636,10 @@ CUresult cuStreamDestroy_v2(CUstream S) {
   delete St;
   return CUDA_SUCCESS;
 }
-CUresult cuStreamDestroy(CUstream S) { return cuStreamDestroy_v2(S); }
+CUresult cuStreamDestroy(CUstream S) {
+  REPTX_TRACE(cuStreamDestroy, S);
+  return cuStreamDestroy_v2(S);
+}
 
 static CUresult streamSync(CUstream S) {
   Context *C;
@@ -525,10 +647,22 @@ static CUresult streamSync(CUstream S) {
     return R;
   return contextSynchronize(C);
 }
-CUresult cuStreamSynchronize(CUstream S) { return streamSync(S); }
-CUresult cuStreamSynchronize_ptsz(CUstream S) { return streamSync(S); }
-CUresult cuStreamQuery(CUstream S) { return streamSync(S); }
-CUresult cuStreamQuery_ptsz(CUstream S) { return streamSync(S); }
+CUresult cuStreamSynchronize(CUstream S) {
+  REPTX_TRACE(cuStreamSynchronize, S);
+  return streamSync(S);
+}
+CUresult cuStreamSynchronize_ptsz(CUstream S) {
+  REPTX_TRACE(cuStreamSynchronize_ptsz, S);
+  return streamSync(S);
+}
+CUresult cuStreamQuery(CUstream S) {
+  REPTX_TRACE(cuStreamQuery, S);
+  return streamSync(S);
+}
+CUresult cuStreamQuery_ptsz(CUstream S) {
+  REPTX_TRACE(cuStreamQuery_ptsz, S);
+  return streamSync(S);
+}
 
 static CUresult streamWait(CUstream S, CUevent E) {
   Context *C;
@@ -539,8 +673,14 @@ static CUresult streamWait(CUstream S, CUevent E) {
     return CUDA_ERROR_INVALID_HANDLE;
   return CUDA_SUCCESS; // the event's work has completed already
 }
-CUresult cuStreamWaitEvent(CUstream S, CUevent E, unsigned int) { return streamWait(S, E); }
-CUresult cuStreamWaitEvent_ptsz(CUstream S, CUevent E, unsigned int) { return streamWait(S, E); }
+CUresult cuStreamWaitEvent(CUstream S, CUevent E, unsigned int Flags) {
+  REPTX_TRACE(cuStreamWaitEvent, S, E, Flags);
+  return streamWait(S, E);
+}
+CUresult cuStreamWaitEvent_ptsz(CUstream S, CUevent E, unsigned int Flags) {
+  REPTX_TRACE(cuStreamWaitEvent_ptsz, S, E, Flags);
+  return streamWait(S, E);
+}
 
 static CUresult streamFlags(CUstream S, unsigned int *Flags) {
   Context *C;
@@ -552,8 +692,14 @@ static CUresult streamFlags(CUstream S, unsigned int *Flags) {
   *Flags = V <= 2 ? 0 : reinterpret_cast<Stream *>(S)->Flags;
   return CUDA_SUCCESS;
 }
-CUresult cuStreamGetFlags(CUstream S, unsigned int *F) { return streamFlags(S, F); }
-CUresult cuStreamGetFlags_ptsz(CUstream S, unsigned int *F) { return streamFlags(S, F); }
+CUresult cuStreamGetFlags(CUstream S, unsigned int *F) {
+  REPTX_TRACE(cuStreamGetFlags, S, F);
+  return streamFlags(S, F);
+}
+CUresult cuStreamGetFlags_ptsz(CUstream S, unsigned int *F) {
+  REPTX_TRACE(cuStreamGetFlags_ptsz, S, F);
+  return streamFlags(S, F);
+}
 
 static CUresult streamPriority(CUstream S, int *P) {
   Context *C;
@@ -564,8 +710,14 @@ static CUresult streamPriority(CUstream S, int *P) {
   *P = reinterpret_cast<uintptr_t>(S) <= 2 ? 0 : reinterpret_cast<Stream *>(S)->Priority;
   return CUDA_SUCCESS;
 }
-CUresult cuStreamGetPriority(CUstream S, int *P) { return streamPriority(S, P); }
-CUresult cuStreamGetPriority_ptsz(CUstream S, int *P) { return streamPriority(S, P); }
+CUresult cuStreamGetPriority(CUstream S, int *P) {
+  REPTX_TRACE(cuStreamGetPriority, S, P);
+  return streamPriority(S, P);
+}
+CUresult cuStreamGetPriority_ptsz(CUstream S, int *P) {
+  REPTX_TRACE(cuStreamGetPriority_ptsz, S, P);
+  return streamPriority(S, P);
+}
 
 static CUresult streamCtx(CUstream S, CUcontext *Out) {
   Context *C;
@@ -576,8 +728,14 @@ static CUresult streamCtx(CUstream S, CUcontext *Out) {
   *Out = reinterpret_cast<CUcontext>(C);
   return CUDA_SUCCESS;
 }
-CUresult cuStreamGetCtx(CUstream S, CUcontext *C) { return streamCtx(S, C); }
-CUresult cuStreamGetCtx_ptsz(CUstream S, CUcontext *C) { return streamCtx(S, C); }
+CUresult cuStreamGetCtx(CUstream S, CUcontext *C) {
+  REPTX_TRACE(cuStreamGetCtx, S, C);
+  return streamCtx(S, C);
+}
+CUresult cuStreamGetCtx_ptsz(CUstream S, CUcontext *C) {
+  REPTX_TRACE(cuStreamGetCtx_ptsz, S, C);
+  return streamCtx(S, C);
+}
 
 static CUresult hostFunc(CUstream S, CUhostFn Fn, void *Data) {
   Context *C;
@@ -589,8 +747,12 @@ static CUresult hostFunc(CUstream S, CUhostFn Fn, void *Data) {
   Fn(Data); // all earlier work of the stream has completed
   return CUDA_SUCCESS;
 }
-CUresult cuLaunchHostFunc(CUstream S, CUhostFn Fn, void *Data) { return hostFunc(S, Fn, Data); }
+CUresult cuLaunchHostFunc(CUstream S, CUhostFn Fn, void *Data) {
+  REPTX_TRACE(cuLaunchHostFunc, S, Fn, Data);
+  return hostFunc(S, Fn, Data);
+}
 CUresult cuLaunchHostFunc_ptsz(CUstream S, CUhostFn Fn, void *Data) {
+  REPTX_TRACE(cuLaunchHostFunc_ptsz, S, Fn, Data);
   return hostFunc(S, Fn, Data);
 }
 
@@ -603,14 +765,19 @@ static CUresult isCapturing(CUstream S, CUstreamCaptureStatus *Status) {
   *Status = CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
-CUresult cuStreamIsCapturing(CUstream S, CUstreamCaptureStatus *St) { return isCapturing(S, St); }
+CUresult cuStreamIsCapturing(CUstream S, CUstreamCaptureStatus *St) {
+  REPTX_TRACE(cuStreamIsCapturing, S, St);
+  return isCapturing(S, St);
+}
 CUresult cuStreamIsCapturing_ptsz(CUstream S, CUstreamCaptureStatus *St) {
+  REPTX_TRACE(cuStreamIsCapturing_ptsz, S, St);
   return isCapturing(S, St);
 }
 
 // ------------------------------------------------------------------ events
 
 CUresult cuEventCreate(CUevent *Out, unsigned int Flags) {
+  REPTX_TRACE(cuEventCreate, Out, Flags);
   Context *C;
   if (CUresult R = withContext(C))
     return R;
@@ -623,6 +790,7 @@ CUresult cuEventCreate(CUevent *Out, unsigned int Flags) {
 }
 
 CUresult cuEventDestroy_v2(CUevent E) {
+  REPTX_TRACE(cuEventDestroy_v2, E);
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -630,7 +798,10 @@ CUresult cuEventDestroy_v2(CUevent E) {
   delete Ev;
   return CUDA_SUCCESS;
 }
-CUresult cuEventDestroy(CUevent E) { return cuEventDestroy_v2(E); }
+CUresult cuEventDestroy(CUevent E) {
+  REPTX_TRACE(cuEventDestroy, E);
+  return cuEventDestroy_v2(E);
+}
 
 static CUresult eventRecord(CUevent E, CUstream S) {
   Context *C;
@@ -643,14 +814,25 @@ static CUresult eventRecord(CUevent E, CUstream S) {
   Ev->Recorded = true;
   return CUDA_SUCCESS;
 }
-CUresult cuEventRecord(CUevent E, CUstream S) { return eventRecord(E, S); }
-CUresult cuEventRecord_ptsz(CUevent E, CUstream S) { return eventRecord(E, S); }
-CUresult cuEventRecordWithFlags(CUevent E, CUstream S, unsigned int) { return eventRecord(E, S); }
-CUresult cuEventRecordWithFlags_ptsz(CUevent E, CUstream S, unsigned int) {
+CUresult cuEventRecord(CUevent E, CUstream S) {
+  REPTX_TRACE(cuEventRecord, E, S);
+  return eventRecord(E, S);
+}
+CUresult cuEventRecord_ptsz(CUevent E, CUstream S) {
+  REPTX_TRACE(cuEventRecord_ptsz, E, S);
+  return eventRecord(E, S);
+}
+CUresult cuEventRecordWithFlags(CUevent E, CUstream S, unsigned int Flags) {
+  REPTX_TRACE(cuEventRecordWithFlags, E, S, Flags);
+  return eventRecord(E, S);
+}
+CUresult cuEventRecordWithFlags_ptsz(CUevent E, CUstream S, unsigned int Flags) {
+  REPTX_TRACE(cuEventRecordWithFlags_ptsz, E, S, Flags);
   return eventRecord(E, S);
 }
 
 CUresult cuEventQuery(CUevent E) {
+  REPTX_TRACE(cuEventQuery, E);
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -658,6 +840,7 @@ CUresult cuEventQuery(CUevent E) {
 }
 
 CUresult cuEventSynchronize(CUevent E) {
+  REPTX_TRACE(cuEventSynchronize, E);
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -670,6 +853,7 @@ CUresult cuEventSynchronize(CUevent E) {
 }
 
 CUresult cuEventElapsedTime_v2(float *Ms, CUevent Start, CUevent End) {
+  REPTX_TRACE(cuEventElapsedTime_v2, Ms, Start, End);
   auto *A = reinterpret_cast<Event *>(Start);
   auto *B = reinterpret_cast<Event *>(End);
   if (!Ms || !A || !B || A->T != Tag::Event || B->T != Tag::Event)
@@ -682,5 +866,6 @@ CUresult cuEventElapsedTime_v2(float *Ms, CUevent Start, CUevent End) {
   return CUDA_SUCCESS;
 }
 CUresult cuEventElapsedTime(float *Ms, CUevent Start, CUevent End) {
+  REPTX_TRACE(cuEventElapsedTime, Ms, Start, End);
   return cuEventElapsedTime_v2(Ms, Start, End);
 }

@@ -1,7 +1,9 @@
 // Images, libraries, modules, kernels, globals, attributes, occupancy and launches.
 #include "Driver.h"
+#include "Images.h"
 #include "Printf.h"
 #include "PtxLink.h"
+#include "Trace.h"
 
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -55,6 +57,13 @@ const ptx::VarDecl *findVariable(const ptx::Module &M, llvm::StringRef Name) {
     if (T.K == ptx::TopLevel::Var && T.V->Name == Name)
       return T.V;
   return nullptr;
+}
+
+/// A `__managed__` variable: nvcc 13 emits `.global .attribute(.managed)` (PTX ISA §5.4.8,
+/// "Variable Attribute Directive: .attribute"); `.managed` alone is accepted too.
+bool isManagedVariable(const ptx::VarDecl &V) {
+  return V.Space == ptx::StateSpace::Global &&
+         llvm::any_of(V.Attributes, [](llvm::StringRef A) { return A.contains(".managed"); });
 }
 
 /// The best PTX entry of a fatbin container: the highest sm_XX not above the compute capability.
@@ -138,11 +147,13 @@ CUresult prelinkedPtx(const uint8_t *Wrapper, int CcMajor, int CcMinor, std::str
   return CUDA_SUCCESS;
 }
 
+} // namespace
+
 /// The PTX text of an image (cuda-driver-interface.md §5.2): a __fatBinC_Wrapper_t (version 1, or
 /// version 2 for -rdc), a fatbin container, NUL-terminated PTX text; a cubin (ELF) cannot be
 /// recompiled.
-CUresult imagePtx(const void *Image, int CcMajor, int CcMinor, std::string &Ptx, std::string &Name,
-                  std::string &PtxasOptions) {
+CUresult loader::imagePtx(const void *Image, int CcMajor, int CcMinor, std::string &Ptx,
+                          std::string &Name, std::string &PtxasOptions) {
   uint32_t Magic;
   std::memcpy(&Magic, Image, 4);
   const uint8_t *Container = static_cast<const uint8_t *>(Image);
@@ -172,6 +183,8 @@ CUresult imagePtx(const void *Image, int CcMajor, int CcMinor, std::string &Ptx,
   }
   return containerPtx(Container, CcMajor, CcMinor, Ptx, Name, PtxasOptions);
 }
+
+namespace {
 
 CUresult loadLibrary(const void *Image, Library *&Out) {
   Driver &D = Driver::get();
@@ -280,7 +293,10 @@ CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes
       if (!V || !declLayout(*V, Size, Align) ||
           (V->Space != ptx::StateSpace::Global && V->Space != ptx::StateSpace::Const))
         return CUDA_ERROR_NOT_FOUND;
-      auto A = D.device(0)->Backend->allocate(Size ? Size : 1);
+      // A `__managed__` one must be valid in host code too (cuLibraryGetManaged).
+      ExecBackend &B = *D.device(0)->Backend;
+      uint64_t Bytes = Size ? Size : 1;
+      auto A = isManagedVariable(*V) ? B.allocateManaged(Bytes) : B.allocate(Bytes);
       if (!A) {
         log().error("{}", llvm::toString(A.takeError()));
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -295,6 +311,24 @@ CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes
   if (Bytes)
     *Bytes = Size;
   return CUDA_SUCCESS;
+}
+
+/// cuLibraryGetManaged: the address of a `__managed__` variable, dereferenced by host code as
+/// well as by kernels (cuda-driver-interface.md §5.6). cudart calls it when it loads the library,
+/// before any context is current, so the library is compiled here.
+CUresult getManaged(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes) {
+  if (!L || !Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
+  if (!V || !isManagedVariable(*V))
+    return CUDA_ERROR_NOT_FOUND;
+  Device &Dev = *Driver::get().device(0);
+  if (!Dev.Backend->hostAccessibleVariables()) {
+    log().error("{}: __managed__ variable {}: not supported by the {} backend", L->Name, Name,
+                Dev.Backend->kind().str());
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  return getGlobal(L, Name, Ptr, Bytes);
 }
 
 CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
@@ -447,8 +481,12 @@ CUresult occupancy(int *Blocks, Kernel *K, int BlockSize, size_t Shared) {
 
 // ------------------------------------------------------------------ libraries
 
-CUresult cuLibraryLoadData(CUlibrary *Lib, const void *Code, CUjit_option *, void **, unsigned int,
-                           CUlibraryOption *, void **, unsigned int) {
+CUresult cuLibraryLoadData(CUlibrary *Lib, const void *Code, CUjit_option *JitOptions,
+                           void **JitValues, unsigned int NumJitOptions,
+                           CUlibraryOption *LibOptions, void **LibValues,
+                           unsigned int NumLibOptions) {
+  REPTX_TRACE(cuLibraryLoadData, Lib, Code, JitOptions, JitValues, NumJitOptions, LibOptions,
+              LibValues, NumLibOptions);
   if (!Lib)
     return CUDA_ERROR_INVALID_VALUE;
   Library *L;
@@ -458,8 +496,12 @@ CUresult cuLibraryLoadData(CUlibrary *Lib, const void *Code, CUjit_option *, voi
   return CUDA_SUCCESS;
 }
 
-CUresult cuLibraryLoadFromFile(CUlibrary *Lib, const char *File, CUjit_option *, void **,
-                               unsigned int, CUlibraryOption *, void **, unsigned int) {
+CUresult cuLibraryLoadFromFile(CUlibrary *Lib, const char *File, CUjit_option *JitOptions,
+                               void **JitValues, unsigned int NumJitOptions,
+                               CUlibraryOption *LibOptions, void **LibValues,
+                               unsigned int NumLibOptions) {
+  REPTX_TRACE(cuLibraryLoadFromFile, Lib, File, JitOptions, JitValues, NumJitOptions, LibOptions,
+              LibValues, NumLibOptions);
   if (!Lib || !File)
     return CUDA_ERROR_INVALID_VALUE;
   auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false, /*RequiresNullTerminator=*/true);
@@ -473,6 +515,7 @@ CUresult cuLibraryLoadFromFile(CUlibrary *Lib, const char *File, CUjit_option *,
 }
 
 CUresult cuLibraryUnload(CUlibrary Lib) {
+  REPTX_TRACE(cuLibraryUnload, Lib);
   Library *L = asLibrary(Lib);
   if (!L)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -487,6 +530,7 @@ CUresult cuLibraryUnload(CUlibrary Lib) {
 }
 
 CUresult cuLibraryGetKernel(CUkernel *Out, CUlibrary Lib, const char *Name) {
+  REPTX_TRACE(cuLibraryGetKernel, Out, Lib, Name);
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   Kernel *K;
@@ -497,6 +541,7 @@ CUresult cuLibraryGetKernel(CUkernel *Out, CUlibrary Lib, const char *Name) {
 }
 
 CUresult cuLibraryGetModule(CUmodule *Out, CUlibrary Lib) {
+  REPTX_TRACE(cuLibraryGetModule, Out, Lib);
   if (!Out || !asLibrary(Lib))
     return CUDA_ERROR_INVALID_VALUE;
   *Out = reinterpret_cast<CUmodule>(Lib);
@@ -504,10 +549,17 @@ CUresult cuLibraryGetModule(CUmodule *Out, CUlibrary Lib) {
 }
 
 CUresult cuLibraryGetGlobal(CUdeviceptr *Ptr, size_t *Bytes, CUlibrary Lib, const char *Name) {
+  REPTX_TRACE(cuLibraryGetGlobal, Ptr, Bytes, Lib, Name);
   return getGlobal(asLibrary(Lib), Name, Ptr, Bytes);
 }
 
+CUresult cuLibraryGetManaged(CUdeviceptr *Ptr, size_t *Bytes, CUlibrary Lib, const char *Name) {
+  REPTX_TRACE(cuLibraryGetManaged, Ptr, Bytes, Lib, Name);
+  return getManaged(asLibrary(Lib), Name, Ptr, Bytes);
+}
+
 CUresult cuKernelGetFunction(CUfunction *Out, CUkernel K) {
+  REPTX_TRACE(cuKernelGetFunction, Out, K);
   if (!Out || !asKernel(K))
     return CUDA_ERROR_INVALID_VALUE;
   *Out = reinterpret_cast<CUfunction>(K);
@@ -515,6 +567,7 @@ CUresult cuKernelGetFunction(CUfunction *Out, CUkernel K) {
 }
 
 CUresult cuKernelGetLibrary(CUlibrary *Out, CUkernel K) {
+  REPTX_TRACE(cuKernelGetLibrary, Out, K);
   Kernel *Kr = asKernel(K);
   if (!Out || !Kr)
     return CUDA_ERROR_INVALID_VALUE;
@@ -523,6 +576,7 @@ CUresult cuKernelGetLibrary(CUlibrary *Out, CUkernel K) {
 }
 
 CUresult cuKernelGetName(const char **Name, CUkernel K) {
+  REPTX_TRACE(cuKernelGetName, Name, K);
   Kernel *Kr = asKernel(K);
   if (!Name || !Kr)
     return CUDA_ERROR_INVALID_VALUE;
@@ -530,19 +584,23 @@ CUresult cuKernelGetName(const char **Name, CUkernel K) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuKernelGetAttribute(int *Out, CUfunction_attribute Attr, CUkernel K, CUdevice) {
+CUresult cuKernelGetAttribute(int *Out, CUfunction_attribute Attr, CUkernel K, CUdevice Dev) {
+  REPTX_TRACE(cuKernelGetAttribute, Out, Attr, K, Dev);
   return funcAttribute(Out, Attr, asKernel(K));
 }
-CUresult cuKernelSetAttribute(CUfunction_attribute Attr, int Value, CUkernel K, CUdevice) {
+CUresult cuKernelSetAttribute(CUfunction_attribute Attr, int Value, CUkernel K, CUdevice Dev) {
+  REPTX_TRACE(cuKernelSetAttribute, Attr, Value, K, Dev);
   return setFuncAttribute(asKernel(K), Attr, Value);
 }
-CUresult cuKernelSetCacheConfig(CUkernel K, CUfunc_cache, CUdevice) {
+CUresult cuKernelSetCacheConfig(CUkernel K, CUfunc_cache Config, CUdevice Dev) {
+  REPTX_TRACE(cuKernelSetCacheConfig, K, Config, Dev);
   return asKernel(K) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 // ------------------------------------------------------------------ modules
 
 CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
+  REPTX_TRACE(cuModuleLoadData, Mod, Image);
   if (!Mod)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
@@ -555,16 +613,19 @@ CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleLoadDataEx(CUmodule *Mod, const void *Image, unsigned int, CUjit_option *,
-                            void **) {
+CUresult cuModuleLoadDataEx(CUmodule *Mod, const void *Image, unsigned int NumOptions,
+                            CUjit_option *Options, void **OptionValues) {
+  REPTX_TRACE(cuModuleLoadDataEx, Mod, Image, NumOptions, Options, OptionValues);
   return cuModuleLoadData(Mod, Image);
 }
 
 CUresult cuModuleLoadFatBinary(CUmodule *Mod, const void *Image) {
+  REPTX_TRACE(cuModuleLoadFatBinary, Mod, Image);
   return cuModuleLoadData(Mod, Image);
 }
 
 CUresult cuModuleLoad(CUmodule *Mod, const char *File) {
+  REPTX_TRACE(cuModuleLoad, Mod, File);
   if (!Mod || !File)
     return CUDA_ERROR_INVALID_VALUE;
   auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/false, /*RequiresNullTerminator=*/true);
@@ -573,9 +634,13 @@ CUresult cuModuleLoad(CUmodule *Mod, const char *File) {
   return cuModuleLoadData(Mod, (*Buf)->getBufferStart());
 }
 
-CUresult cuModuleUnload(CUmodule Mod) { return cuLibraryUnload(reinterpret_cast<CUlibrary>(Mod)); }
+CUresult cuModuleUnload(CUmodule Mod) {
+  REPTX_TRACE(cuModuleUnload, Mod);
+  return cuLibraryUnload(reinterpret_cast<CUlibrary>(Mod));
+}
 
 CUresult cuModuleGetFunction(CUfunction *Out, CUmodule Mod, const char *Name) {
+  REPTX_TRACE(cuModuleGetFunction, Out, Mod, Name);
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   Kernel *K;
@@ -590,10 +655,12 @@ CUresult cuModuleGetFunction(CUfunction *Out, CUmodule Mod, const char *Name) {
 }
 
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *Ptr, size_t *Bytes, CUmodule Mod, const char *Name) {
+  REPTX_TRACE(cuModuleGetGlobal_v2, Ptr, Bytes, Mod, Name);
   return getGlobal(asLibrary(Mod), Name, Ptr, Bytes);
 }
 
 CUresult cuFuncGetModule(CUmodule *Out, CUfunction F) {
+  REPTX_TRACE(cuFuncGetModule, Out, F);
   Kernel *K = asKernel(F);
   if (!Out || !K)
     return CUDA_ERROR_INVALID_VALUE;
@@ -602,23 +669,29 @@ CUresult cuFuncGetModule(CUmodule *Out, CUfunction F) {
 }
 
 CUresult cuFuncGetName(const char **Name, CUfunction F) {
+  REPTX_TRACE(cuFuncGetName, Name, F);
   return cuKernelGetName(Name, reinterpret_cast<CUkernel>(F));
 }
 
 CUresult cuFuncGetAttribute(int *Out, CUfunction_attribute Attr, CUfunction F) {
+  REPTX_TRACE(cuFuncGetAttribute, Out, Attr, F);
   return funcAttribute(Out, Attr, asKernel(F));
 }
 CUresult cuFuncSetAttribute(CUfunction F, CUfunction_attribute Attr, int Value) {
+  REPTX_TRACE(cuFuncSetAttribute, F, Attr, Value);
   return setFuncAttribute(asKernel(F), Attr, Value);
 }
-CUresult cuFuncSetCacheConfig(CUfunction F, CUfunc_cache) {
+CUresult cuFuncSetCacheConfig(CUfunction F, CUfunc_cache Config) {
+  REPTX_TRACE(cuFuncSetCacheConfig, F, Config);
   return asKernel(F) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-CUresult cuFuncSetSharedMemConfig(CUfunction F, CUsharedconfig) {
+CUresult cuFuncSetSharedMemConfig(CUfunction F, CUsharedconfig Config) {
+  REPTX_TRACE(cuFuncSetSharedMemConfig, F, Config);
   return asKernel(F) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuFuncGetParamInfo(CUfunction F, size_t Index, size_t *Offset, size_t *Size) {
+  REPTX_TRACE(cuFuncGetParamInfo, F, Index, Offset, Size);
   Kernel *K = asKernel(F);
   if (!K || Index >= K->Params.size())
     return CUDA_ERROR_INVALID_VALUE;
@@ -634,15 +707,18 @@ CUresult cuFuncGetParamInfo(CUfunction F, size_t Index, size_t *Offset, size_t *
 CUresult cuLaunchKernel(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
                         unsigned int BX, unsigned int BY, unsigned int BZ, unsigned int Shared,
                         CUstream S, void **Params, void **Extra) {
+  REPTX_TRACE(cuLaunchKernel, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
   return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
 }
 CUresult cuLaunchKernel_ptsz(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
                              unsigned int BX, unsigned int BY, unsigned int BZ, unsigned int Shared,
                              CUstream S, void **Params, void **Extra) {
+  REPTX_TRACE(cuLaunchKernel_ptsz, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
   return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction F, void **Params, void **Extra) {
+  REPTX_TRACE(cuLaunchKernelEx, Cfg, F, Params, Extra);
   if (!Cfg)
     return CUDA_ERROR_INVALID_VALUE;
   return launch(F, Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ, Cfg->blockDimX, Cfg->blockDimY,
@@ -650,6 +726,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction F, void **Params
 }
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **Params,
                                void **Extra) {
+  REPTX_TRACE(cuLaunchKernelEx_ptsz, Cfg, F, Params, Extra);
   return cuLaunchKernelEx(Cfg, F, Params, Extra);
 }
 
@@ -658,12 +735,14 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **P
 CUresult cuLaunchCooperativeKernel(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
                                    unsigned int BX, unsigned int BY, unsigned int BZ,
                                    unsigned int Shared, CUstream S, void **Params) {
+  REPTX_TRACE(cuLaunchCooperativeKernel, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
   return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr);
 }
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction F, unsigned int GX, unsigned int GY,
                                         unsigned int GZ, unsigned int BX, unsigned int BY,
                                         unsigned int BZ, unsigned int Shared, CUstream S,
                                         void **Params) {
+  REPTX_TRACE(cuLaunchCooperativeKernel_ptsz, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
   return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr);
 }
 
@@ -671,16 +750,20 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction F, unsigned int GX, unsigned 
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *Blocks, CUfunction F, int BlockSize,
                                                      size_t Shared) {
+  REPTX_TRACE(cuOccupancyMaxActiveBlocksPerMultiprocessor, Blocks, F, BlockSize, Shared);
   return occupancy(Blocks, asKernel(F), BlockSize, Shared);
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *Blocks, CUfunction F,
                                                               int BlockSize, size_t Shared,
-                                                              unsigned int) {
+                                                              unsigned int Flags) {
+  REPTX_TRACE(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, Blocks, F, BlockSize, Shared,
+              Flags);
   return occupancy(Blocks, asKernel(F), BlockSize, Shared);
 }
 
 CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *BlockSize, CUfunction F,
                                           CUoccupancyB2DSize ShmemFn, size_t Shared, int Limit) {
+  REPTX_TRACE(cuOccupancyMaxPotentialBlockSize, MinGrid, BlockSize, F, ShmemFn, Shared, Limit);
   Kernel *K = asKernel(F);
   if (!MinGrid || !BlockSize || !K)
     return CUDA_ERROR_INVALID_VALUE;
@@ -700,6 +783,8 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *BlockSize, CUfuncti
 }
 CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, int *BlockSize, CUfunction F,
                                                    CUoccupancyB2DSize ShmemFn, size_t Shared,
-                                                   int Limit, unsigned int) {
+                                                   int Limit, unsigned int Flags) {
+  REPTX_TRACE(cuOccupancyMaxPotentialBlockSizeWithFlags, MinGrid, BlockSize, F, ShmemFn, Shared,
+              Limit, Flags);
   return cuOccupancyMaxPotentialBlockSize(MinGrid, BlockSize, F, ShmemFn, Shared, Limit);
 }

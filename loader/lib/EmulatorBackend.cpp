@@ -24,6 +24,8 @@ namespace {
 
 using namespace llvm;
 
+constexpr uint64_t ManagedGuard = 0x10000; // emulator/lib/Memory.cpp's guard gap
+
 struct SymbolInfo {
   uint64_t Value = 0, Size = 0;
 };
@@ -80,6 +82,8 @@ class EmulatorBackend : public ExecBackend {
 public:
   explicit EmulatorBackend(std::string Arch) : Arch(std::move(Arch)) {
     Dev.setCodeObjectsWritable(true);
+    // Module variables at host-valid addresses: `__managed__` variables (cuLibraryGetManaged).
+    Dev.setCodeObjectsHostMapped(true);
   }
 
   StringRef kind() const override { return "emulator"; }
@@ -98,21 +102,24 @@ public:
   /// Managed memory: host memory (page-aligned, zeroed) mapped into the emulator at its own
   /// address, so the pointer cudaMallocManaged returns is valid in host code and in kernels.
   Expected<uint64_t> allocateManaged(uint64_t Size) override {
-    uint64_t Rounded = (Size + 4095) / 4096 * 4096;
-    void *Host = std::aligned_alloc(4096, Rounded ? Rounded : 4096);
-    if (!Host)
+    // With ManagedGuard bytes on each side: the emulator keeps that much unmapped space between
+    // allocations, and host memory next to other mapped host memory would lie within it.
+    uint64_t Rounded = (Size + 4095) / 4096 * 4096 + 2 * ManagedGuard;
+    auto *Block = static_cast<uint8_t *>(std::aligned_alloc(4096, Rounded));
+    if (!Block)
       return createStringError("out of host memory for " + std::to_string(Size) + " bytes");
-    std::memset(Host, 0, Rounded ? Rounded : 4096);
+    std::memset(Block, 0, Rounded);
     std::lock_guard<std::mutex> L(M);
-    auto A = Dev.mapHostMemory(Host, Size, "cuMemAllocManaged");
+    auto A = Dev.mapHostMemory(Block + ManagedGuard, Size, "cuMemAllocManaged");
     if (!A) {
-      std::free(Host);
+      std::free(Block);
       return A.takeError();
     }
     Allocated += Size;
     Managed.insert(*A);
     return A;
   }
+  bool hostAccessibleVariables() const override { return true; }
   bool isManaged(uint64_t Address) const override {
     std::lock_guard<std::mutex> L(M);
     auto Info = Dev.findAllocation(Address);
@@ -126,7 +133,7 @@ public:
     if (Info)
       Allocated -= Info->Size;
     if (Managed.erase(Address))
-      std::free(reinterpret_cast<void *>(Address));
+      std::free(reinterpret_cast<uint8_t *>(Address) - ManagedGuard);
     return Error::success();
   }
   bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const override {

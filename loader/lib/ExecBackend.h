@@ -70,6 +70,9 @@ public:
     (void)Address;
     return false;
   }
+  /// Whether the device address of a module variable is also a host pointer (what a CUDA
+  /// `__managed__` variable needs: cuLibraryGetManaged).
+  virtual bool hostAccessibleVariables() const { return false; }
   virtual llvm::Error release(uint64_t Address) = 0;
   /// The allocation containing Address, if any.
   virtual bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const = 0;

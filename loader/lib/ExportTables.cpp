@@ -2,6 +2,7 @@
 // shared/reference/cuda-driver-interface.md §4 (slot 0 is the table size in bytes, except in the
 // context-local-storage table).
 #include "Driver.h"
+#include "Trace.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -16,12 +17,14 @@ namespace {
 using Slot = const void *;
 
 CUresult unknownSlot() {
+  REPTX_TRACE(unknownSlot);
   log().debug("call of an unimplemented export-table slot");
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 // CUDART_INTERFACE slot 2 (§4.2): the device's primary context, not retained.
 CUresult getPrimaryContext(CUcontext *Out, CUdevice Dev) {
+  REPTX_TRACE(getPrimaryContext, Out, Dev);
   Device *D = Driver::get().device(Dev);
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
@@ -35,12 +38,14 @@ CUresult getPrimaryContext(CUcontext *Out, CUdevice Dev) {
 uint32_t HookBuffer2[1024];
 uint32_t HookBuffer6[14];
 void hookBuffer2(void **Ptr, size_t *Size) {
+  REPTX_TRACE_VOID(hookBuffer2, Ptr, Size);
   if (Ptr)
     *Ptr = HookBuffer2;
   if (Size)
     *Size = std::size(HookBuffer2);
 }
 void hookBuffer6(void **Ptr, size_t *Size) {
+  REPTX_TRACE_VOID(hookBuffer6, Ptr, Size);
   if (Ptr)
     *Ptr = HookBuffer6;
   if (Size)
@@ -48,7 +53,8 @@ void hookBuffer6(void **Ptr, size_t *Size) {
 }
 
 // TOOLS_TLS slot 2 (§4.4).
-CUresult toolsThreadContext(void **Out, int) {
+CUresult toolsThreadContext(void **Out, int Arg1) {
+  REPTX_TRACE(toolsThreadContext, Out, Arg1);
   if (Out)
     *Out = nullptr;
   return CUDA_SUCCESS;
@@ -64,6 +70,7 @@ CUresult clsContext(CUcontext Ctx, Context *&C) {
   return CUDA_SUCCESS;
 }
 CUresult clsPut(CUcontext Ctx, void *Key, void *Value, void (*Dtor)(CUcontext, void *, void *)) {
+  REPTX_TRACE(clsPut, Ctx, Key, Value, Dtor);
   Context *C;
   if (CUresult R = clsContext(Ctx, C))
     return R;
@@ -72,6 +79,7 @@ CUresult clsPut(CUcontext Ctx, void *Key, void *Value, void (*Dtor)(CUcontext, v
   return CUDA_SUCCESS;
 }
 CUresult clsDelete(CUcontext Ctx, void *Key) {
+  REPTX_TRACE(clsDelete, Ctx, Key);
   Context *C;
   if (CUresult R = clsContext(Ctx, C))
     return R;
@@ -79,6 +87,7 @@ CUresult clsDelete(CUcontext Ctx, void *Key) {
   return C->Cls.erase(Key) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 CUresult clsGet(void **Value, CUcontext Ctx, void *Key) {
+  REPTX_TRACE(clsGet, Value, Ctx, Key);
   Context *C;
   if (CUresult R = clsContext(Ctx, C))
     return R;
@@ -92,15 +101,20 @@ CUresult clsGet(void **Value, CUcontext Ctx, void *Key) {
 }
 
 // CONTEXT_CHECKS slots 2 and 3 (§4.6).
-CUresult contextCheck(CUcontext, uint32_t *Out1, void **) {
+CUresult contextCheck(CUcontext Ctx, uint32_t *Out1, void **Out2) {
+  REPTX_TRACE(contextCheck, Ctx, Out1, Out2);
   if (Out1)
     *Out1 = 0;
   return CUDA_SUCCESS;
 }
-uint32_t contextCheckInit() { return 0; }
+uint32_t contextCheckInit() {
+  REPTX_TRACE(contextCheckInit);
+  return 0;
+}
 
 // ToolsContext slot 4 (§4.8, cublasLt): a context number.
 CUresult toolsContextNumber(CUcontext Ctx, uint64_t *Out) {
+  REPTX_TRACE(toolsContextNumber, Ctx, Out);
   Context *C = nullptr;
   if (Out)
     *Out = clsContext(Ctx, C) == CUDA_SUCCESS && C ? C->Id : 0;
@@ -127,6 +141,7 @@ Slot ToolsContext[] = {SIZE_WORD(6),    FN(unknownSlot),        FN(unknownSlot),
 
 // INTEGRITY_CHECK slot 1 (§4.7).
 CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2]) {
+  REPTX_TRACE(integrityCheck, Challenge, UnixSeconds, Out);
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   switch (Challenge % 10) {
@@ -195,13 +210,14 @@ const void *integrityTable() { return Integrity; }
 } // namespace reptx::loader
 
 CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
+  REPTX_TRACE(cuGetExportTable, Table, Id);
   if (!Table || !Id)
     return CUDA_ERROR_INVALID_VALUE;
   std::string Text = uuidText(Id->bytes);
   for (const TableId &T : Tables)
     if (Text == T.Uuid) {
       *Table = T.Table;
-      log().trace("cuGetExportTable({})", T.Name);
+      log().debug("cuGetExportTable: {}", T.Name);
       return CUDA_SUCCESS;
     }
   log().debug("cuGetExportTable: no table {{{}}}", Text);

@@ -22,7 +22,12 @@ spdlog::logger &log() {
   return *L;
 }
 
+bool TraceEnabled = log().should_log(spdlog::level::trace);
+thread_local bool InTracedCall = false;
+
 int notSupported(const char *Name) {
+  if (TraceEnabled && !InTracedCall)
+    log().trace("{}(...) -> CUDA_ERROR_NOT_SUPPORTED", Name);
   static std::mutex M;
   static std::set<std::string> Seen;
   {

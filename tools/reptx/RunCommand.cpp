@@ -1,7 +1,8 @@
 // `reptx run [--device D] [--arch A] -- PROGRAM ARGS...`: runs an unmodified CUDA program with
-// reptx's libcuda.so.1 first on the library search path, so that the CUDA runtime inside the
-// program (static or shared) opens it instead of NVIDIA's driver. The program replaces this
-// process (exec), so its exit status is passed through.
+// reptx's libcuda.so.1 first on the library search path and every other lookup of libcuda.so[.1]
+// redirected to it (LD_AUDIT), so that the CUDA runtime inside the program (static or shared)
+// opens it instead of NVIDIA's driver. The program replaces this process (exec), so its exit status
+// is passed through.
 #include "Commands.h"
 
 #include "reptx/backend/Isolated.h"
@@ -9,6 +10,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/WithColor.h"
 
 #include <CLI/CLI.hpp>
 
@@ -75,6 +77,19 @@ int runRun(const RunOpts &O) {
     return ExitBadInput;
   }
   prependEnv("LD_LIBRARY_PATH", Dir, ':');
+  // LD_LIBRARY_PATH loses against DT_RPATH and does not apply to dlopen of a path: the audit
+  // module (loader/audit/ReptxAudit.c) answers every lookup of libcuda.so[.1] with
+  // $REPTX_LIBCUDA. ld.so loads LD_AUDIT modules before LD_PRELOAD, in a namespace of their own.
+  std::string Libcuda = Dir + "/libcuda.so.1";
+  setenv("REPTX_LIBCUDA", Libcuda.c_str(), 1);
+  std::string Audit = Dir + "/libreptx_audit.so";
+  if (llvm::sys::fs::exists(Audit))
+    prependEnv("LD_AUDIT", Audit, ':');
+  else
+    llvm::WithColor::warning(llvm::errs(), "reptx")
+        << "the audit module " << Audit
+        << " is missing: a program with an RPATH, or that opens libcuda by path, may get another "
+           "libcuda.so.1\n";
   if (!O.Backend.empty()) {
     setenv("REPTX_DEVICE", O.Backend.c_str(), 1);
     setenv("REPTX_BACKEND", O.Backend.c_str(), 1); // the older name, for older loaders

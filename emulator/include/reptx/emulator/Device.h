@@ -74,6 +74,11 @@ public:
   // for the module variables they hold (__device__ variables that kernels store to, and
   // __constant__ ones the host fills).
   void setCodeObjectsWritable(bool Writable);
+  // Code objects loaded from now on are placed in host memory mapped at its own address (as
+  // mapHostMemory maps memory), always writable, and owned by the Device: the device address of a
+  // module variable is then also a host pointer. A driver needs that for CUDA `__managed__`
+  // variables, which host code dereferences (CUDA C++ Programming Guide, "Unified Memory").
+  void setCodeObjectsHostMapped(bool HostMapped);
 
   // Runs one kernel dispatch to completion. Work-groups run one after another; the waves of a
   // work-group are interleaved and meet at barriers. A fault stops the dispatch with an

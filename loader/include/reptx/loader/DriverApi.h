@@ -221,6 +221,20 @@ typedef enum CUjitOptionCode : int {
   CU_JIT_CACHE_MODE = 14,
 } CUjit_option;
 
+/// CUjitInputType: what cuLinkAddData / cuLinkAddFile are given (reptx links PTX, and the PTX
+/// of fatbins; SASS inputs are refused).
+typedef enum CUjitInputTypeCode : int {
+  CU_JIT_INPUT_CUBIN = 0,
+  CU_JIT_INPUT_PTX = 1,
+  CU_JIT_INPUT_FATBINARY = 2,
+  CU_JIT_INPUT_OBJECT = 3,
+  CU_JIT_INPUT_LIBRARY = 4,
+  CU_JIT_INPUT_NVVM = 5,
+} CUjitInputType;
+
+/// A pending JIT link (cuLinkCreate ... cuLinkDestroy).
+typedef struct CUlinkStateObject *CUlinkState;
+
 /// CUlibraryOption: library-load options of cuLibraryLoadData / cuLibraryLoadFromFile.
 typedef enum CUlibraryOptionCode : int {
   CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
@@ -506,6 +520,25 @@ CUresult cuModuleUnload(CUmodule hmod);
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name);
 
+// JIT linking ("Module Management": cuLink*). The unsuffixed names are the CUDA 5.5 ABIs, with
+// the same parameters as the _v2 ones.
+CUresult cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues,
+                      CUlinkState *stateOut);
+CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues,
+                         CUlinkState *stateOut);
+CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size,
+                       const char *name, unsigned int numOptions, CUjit_option *options,
+                       void **optionValues);
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
+                          const char *name, unsigned int numOptions, CUjit_option *options,
+                          void **optionValues);
+CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
+                       unsigned int numOptions, CUjit_option *options, void **optionValues);
+CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
+                          unsigned int numOptions, CUjit_option *options, void **optionValues);
+CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut);
+CUresult cuLinkDestroy(CUlinkState state);
+
 // Libraries and kernels ("Library Management").
 CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions,
                            void **jitOptionsValues, unsigned int numJitOptions,
@@ -519,6 +552,7 @@ CUresult cuLibraryUnload(CUlibrary library);
 CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name);
 CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library);
 CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
+CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
 CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
 CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
 CUresult cuKernelGetName(const char **name, CUkernel hfunc);
