@@ -5,6 +5,7 @@
 #include "Printf.h"
 #include "Trace.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -15,6 +16,9 @@ namespace {
 
 std::mutex HostMutex;
 std::map<uintptr_t, size_t> HostAllocs; // cuMemHostAlloc / cuMemHostRegister ranges
+// cuMemHostAlloc memory mapped into the device at its own address (the backend's host-mapped
+// memory, released through it): base -> its device (which outlives any context).
+std::map<uintptr_t, Device *> HostMapped;
 
 CUresult withContext(Context *&C) {
   if (CUresult R = currentOrError(C))
@@ -102,11 +106,89 @@ CUresult fill(CUdeviceptr Dst, uint32_t Value, unsigned Elem, size_t N, CUstream
   return fromError(C->Dev->Backend->fill(Dst, Value, Elem, N), "memset");
 }
 
+// cuMemsetD2D8/16/32 (CUDA Driver API, "Memory Management"): Width elements in each of Height
+// rows of Pitch bytes; the bytes after a row's Width elements are left alone. A row must fit in
+// the pitch (when there is more than one), and the address and pitch must be aligned to the
+// element size.
 CUresult fill2D(CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned Elem, size_t Width,
                 size_t Height, CUstream S = nullptr) {
+  if (Width == 0 || Height == 0) {
+    Context *C;
+    return streamContext(S, C);
+  }
+  if (!Dst || Dst % Elem || (Height > 1 && (Pitch % Elem || Width > Pitch / Elem)))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Height == 1 || Pitch == Width * Elem)
+    return fill(Dst, Value, Elem, Width * Height, S);
   for (size_t Y = 0; Y < Height; ++Y)
     if (CUresult R = fill(Dst + Y * Pitch, Value, Elem, Width, S))
       return R;
+  return CUDA_SUCCESS;
+}
+
+// One side of a 2D/3D copy (CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER): where the box
+// starts (XInBytes, Y, Z) in slices of Height rows of Pitch bytes.
+struct CopySide {
+  CUmemorytype Type;
+  const void *Host;
+  CUdeviceptr Dev;
+  size_t X, Y, Z, Lod, Pitch, Height;
+};
+
+// The copies of the CUDA Driver API, "Memory Management" (cuMemcpy2D, cuMemcpy3D): the box of
+// Width bytes x Height rows x Depth slices, row by row. Each row must fit in its pitch and, when
+// there is more than one slice, the rows in a slice's height; a host (device) side needs a
+// non-null host (device) pointer; LOD is for arrays only and must be 0. Arrays are not supported
+// by reptx.
+CUresult copyBox(Context *C, const CopySide &Src, const CopySide &Dst, size_t Width, size_t Height,
+                 size_t Depth, const char *Api) {
+  ExecBackend &B = *C->Dev->Backend;
+  if (Src.Type == CU_MEMORYTYPE_ARRAY || Dst.Type == CU_MEMORYTYPE_ARRAY) {
+    log().warn("{}: CUDA arrays are not supported by reptx", Api);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  auto Check = [&](const CopySide &Side) {
+    switch (Side.Type) {
+    case CU_MEMORYTYPE_HOST:
+      if (!Side.Host)
+        return false;
+      break;
+    case CU_MEMORYTYPE_DEVICE:
+    case CU_MEMORYTYPE_UNIFIED:
+      if (!Side.Dev)
+        return false;
+      break;
+    default:
+      return false;
+    }
+    if (Side.Lod != 0)
+      return false;
+    if ((Height > 1 || Depth > 1) && Side.X + Width > Side.Pitch)
+      return false;
+    return Depth <= 1 || Side.Y + Height <= Side.Height;
+  };
+  if (!Check(Src) || !Check(Dst))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Width == 0 || Height == 0 || Depth == 0)
+    return CUDA_SUCCESS;
+  auto Base = [&](const CopySide &Side, bool &IsDev) -> uint64_t {
+    if (Side.Type == CU_MEMORYTYPE_UNIFIED) {
+      IsDev = isDevice(B, Side.Dev);
+      return Side.Dev;
+    }
+    IsDev = Side.Type == CU_MEMORYTYPE_DEVICE;
+    return IsDev ? Side.Dev : reinterpret_cast<uint64_t>(Side.Host);
+  };
+  bool SrcDev, DstDev;
+  uint64_t S = Base(Src, SrcDev), D = Base(Dst, DstDev);
+  for (size_t Z = 0; Z < Depth; ++Z)
+    for (size_t Y = 0; Y < Height; ++Y) {
+      uint64_t SrcRow = (Src.Z + Z) * Src.Height + Src.Y + Y;
+      uint64_t DstRow = (Dst.Z + Z) * Dst.Height + Dst.Y + Y;
+      if (CUresult R = copy(C, D + DstRow * Dst.Pitch + Dst.X, S + SrcRow * Src.Pitch + Src.X,
+                            Width, DstDev, SrcDev))
+        return R;
+    }
   return CUDA_SUCCESS;
 }
 
@@ -116,26 +198,62 @@ CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream S) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
-  ExecBackend &B = *C->Dev->Backend;
-  auto Side = [&](CUmemorytype T, const void *Host, CUdeviceptr Dev, bool &IsDev) -> uint64_t {
-    if (T == CU_MEMORYTYPE_UNIFIED) {
-      IsDev = isDevice(B, Dev);
-      return Dev;
-    }
-    IsDev = T == CU_MEMORYTYPE_DEVICE;
-    return IsDev ? Dev : reinterpret_cast<uint64_t>(Host);
-  };
-  if (P->srcMemoryType == CU_MEMORYTYPE_ARRAY || P->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-    return CUDA_ERROR_NOT_SUPPORTED;
-  bool SrcDev, DstDev;
-  uint64_t Src = Side(P->srcMemoryType, P->srcHost, P->srcDevice, SrcDev);
-  uint64_t Dst = Side(P->dstMemoryType, P->dstHost, P->dstDevice, DstDev);
-  for (size_t Y = 0; Y < P->Height; ++Y)
-    if (CUresult R = copy(C, Dst + (P->dstY + Y) * P->dstPitch + P->dstXInBytes,
-                          Src + (P->srcY + Y) * P->srcPitch + P->srcXInBytes, P->WidthInBytes,
-                          DstDev, SrcDev))
-      return R;
+  CopySide Src{P->srcMemoryType, P->srcHost, P->srcDevice, P->srcXInBytes, P->srcY, 0, 0,
+               P->srcPitch,      0};
+  CopySide Dst{P->dstMemoryType, P->dstHost, P->dstDevice, P->dstXInBytes, P->dstY, 0, 0,
+               P->dstPitch,      0};
+  return copyBox(C, Src, Dst, P->WidthInBytes, P->Height, 1, "cuMemcpy2D");
+}
+
+CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream S) {
+  if (!P || P->reserved0 || P->reserved1)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  CopySide Src{P->srcMemoryType, P->srcHost, P->srcDevice, P->srcXInBytes, P->srcY,
+               P->srcZ,          P->srcLOD,  P->srcPitch,  P->srcHeight};
+  CopySide Dst{P->dstMemoryType, P->dstHost, P->dstDevice, P->dstXInBytes, P->dstY,
+               P->dstZ,          P->dstLOD,  P->dstPitch,  P->dstHeight};
+  return copyBox(C, Src, Dst, P->WidthInBytes, P->Height, P->Depth, "cuMemcpy3D");
+}
+
+// Peer copies: reptx has one device, so both contexts are on it and the copy is an ordinary one
+// (in the destination's context, or the stream's for the asynchronous forms).
+CUresult peerContexts(CUcontext Dst, CUcontext Src, Context *&C) {
+  if (!Driver::get().validContext(Dst) || !Driver::get().validContext(Src))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  C = reinterpret_cast<Context *>(Dst);
   return CUDA_SUCCESS;
+}
+
+CUresult copy3DPeer(const CUDA_MEMCPY3D_PEER *P, CUstream S) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = peerContexts(P->dstContext, P->srcContext, C))
+    return R;
+  if (S)
+    if (CUresult R = streamContext(S, C))
+      return R;
+  CopySide Src{P->srcMemoryType, P->srcHost, P->srcDevice, P->srcXInBytes, P->srcY,
+               P->srcZ,          P->srcLOD,  P->srcPitch,  P->srcHeight};
+  CopySide Dst{P->dstMemoryType, P->dstHost, P->dstDevice, P->dstXInBytes, P->dstY,
+               P->dstZ,          P->dstLOD,  P->dstPitch,  P->dstHeight};
+  return copyBox(C, Src, Dst, P->WidthInBytes, P->Height, P->Depth, "cuMemcpy3DPeer");
+}
+
+CUresult copyPeer(CUdeviceptr Dst, CUcontext DstCtx, CUdeviceptr Src, CUcontext SrcCtx, size_t N,
+                  CUstream S) {
+  Context *C;
+  if (CUresult R = peerContexts(DstCtx, SrcCtx, C))
+    return R;
+  if (S)
+    if (CUresult R = streamContext(S, C))
+      return R;
+  if (N && (!Dst || !Src))
+    return CUDA_ERROR_INVALID_VALUE;
+  return copy(C, Dst, Src, N, true, true);
 }
 
 } // namespace
@@ -303,11 +421,27 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr Pt
 }
 
 // Pinned host memory is ordinary host memory here: the emulator copies from any host address.
+// With unified addressing, all memory of cuMemHostAlloc is accessible from the device at the
+// same address (CUDA Driver API, cuMemHostAlloc and cuMemHostGetDevicePointer): where the backend
+// maps host memory (the emulator's managed memory) and a context is current, it is allocated
+// there; otherwise it is plain host memory that cuMemHostGetDevicePointer refuses.
 CUresult cuMemHostAlloc(void **P, size_t Bytes, unsigned int Flags) {
   REPTX_TRACE(cuMemHostAlloc, P, Bytes, Flags);
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
-  *P = std::calloc(1, Bytes ? Bytes : 1);
+  *P = nullptr;
+  if (Context *C = currentContext(); C && C->Dev->Backend->hostAccessibleVariables()) {
+    auto A = C->Dev->Backend->allocateManaged(Bytes ? Bytes : 1);
+    if (A) {
+      *P = reinterpret_cast<void *>(*A);
+      std::lock_guard<std::mutex> L(HostMutex);
+      HostMapped[uintptr_t(*A)] = C->Dev;
+    } else {
+      log().debug("cuMemHostAlloc({}): not mapped: {}", Bytes, llvm::toString(A.takeError()));
+    }
+  }
+  if (!*P)
+    *P = std::calloc(1, Bytes ? Bytes : 1);
   if (!*P)
     return CUDA_ERROR_OUT_OF_MEMORY;
   std::lock_guard<std::mutex> L(HostMutex);
@@ -324,7 +458,39 @@ CUresult cuMemFreeHost(void *P) {
   std::lock_guard<std::mutex> L(HostMutex);
   if (!HostAllocs.erase(reinterpret_cast<uintptr_t>(P)))
     return CUDA_ERROR_INVALID_VALUE;
-  std::free(P);
+  auto It = HostMapped.find(reinterpret_cast<uintptr_t>(P));
+  if (It == HostMapped.end()) {
+    std::free(P);
+    return CUDA_SUCCESS;
+  }
+  Device *D = It->second;
+  HostMapped.erase(It);
+  return fromError(D->Backend->release(reinterpret_cast<uint64_t>(P)), "cuMemFreeHost");
+}
+
+// The device address of cuMemHostAlloc memory: the host address (unified addressing). Flags must
+// be 0. Memory registered with cuMemHostRegister is not mapped into the device by reptx.
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *Dev, void *P, unsigned int Flags) {
+  REPTX_TRACE(cuMemHostGetDevicePointer_v2, Dev, P, Flags);
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (!Dev || !P || Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> L(HostMutex);
+  auto It = HostAllocs.upper_bound(reinterpret_cast<uintptr_t>(P));
+  if (It == HostAllocs.begin())
+    return CUDA_ERROR_INVALID_VALUE;
+  --It;
+  if (reinterpret_cast<uintptr_t>(P) - It->first >= std::max<size_t>(It->second, 1))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!HostMapped.count(It->first)) {
+    log().warn("cuMemHostGetDevicePointer: {} is host memory that the {} device cannot access "
+               "(only cuMemHostAlloc memory on the emulator is mapped)",
+               P, C->Dev->Backend->kind());
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  *Dev = reinterpret_cast<CUdeviceptr>(P);
   return CUDA_SUCCESS;
 }
 
@@ -369,6 +535,11 @@ CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr
       Host = uintptr_t(Ptr) - It->first < It->second;
     }
   }
+  // Mapped pinned memory (cuMemHostAlloc) is also a backend allocation: it is host memory whose
+  // device pointer is the same address.
+  bool Mapped = Host && Dev;
+  if (Host)
+    Dev = false;
   if (!Dev && !Host)
     return CUDA_ERROR_INVALID_VALUE;
   switch (Attr) {
@@ -379,7 +550,7 @@ CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr
     *static_cast<unsigned *>(Data) = Dev ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
     return CUDA_SUCCESS;
   case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-    if (!Dev)
+    if (!Dev && !Mapped)
       return CUDA_ERROR_INVALID_VALUE;
     *static_cast<CUdeviceptr *>(Data) = Ptr;
     return CUDA_SUCCESS;
@@ -600,6 +771,93 @@ CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr D, size_t P, unsigned char V, size_t
                                 CUstream S) {
   REPTX_TRACE(cuMemsetD2D8Async_ptsz, D, P, V, W, H, S);
   return fill2D(D, P, V, 1, W, H, S);
+}
+
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *P) {
+  REPTX_TRACE(cuMemcpy3D_v2, P);
+  return copy3D(P, nullptr);
+}
+CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *P) {
+  REPTX_TRACE(cuMemcpy3D_v2_ptds, P);
+  return copy3D(P, nullptr);
+}
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *P, CUstream S) {
+  REPTX_TRACE(cuMemcpy3DAsync_v2, P, S);
+  return copy3D(P, S);
+}
+CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *P, CUstream S) {
+  REPTX_TRACE(cuMemcpy3DAsync_v2_ptsz, P, S);
+  return copy3D(P, S);
+}
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *P) {
+  REPTX_TRACE(cuMemcpy3DPeer, P);
+  return copy3DPeer(P, nullptr);
+}
+CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *P) {
+  REPTX_TRACE(cuMemcpy3DPeer_ptds, P);
+  return copy3DPeer(P, nullptr);
+}
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *P, CUstream S) {
+  REPTX_TRACE(cuMemcpy3DPeerAsync, P, S);
+  return copy3DPeer(P, S);
+}
+CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *P, CUstream S) {
+  REPTX_TRACE(cuMemcpy3DPeerAsync_ptsz, P, S);
+  return copy3DPeer(P, S);
+}
+CUresult cuMemcpyPeer(CUdeviceptr D, CUcontext DC, CUdeviceptr Sr, CUcontext SC, size_t N) {
+  REPTX_TRACE(cuMemcpyPeer, D, DC, Sr, SC, N);
+  return copyPeer(D, DC, Sr, SC, N, nullptr);
+}
+CUresult cuMemcpyPeer_ptds(CUdeviceptr D, CUcontext DC, CUdeviceptr Sr, CUcontext SC, size_t N) {
+  REPTX_TRACE(cuMemcpyPeer_ptds, D, DC, Sr, SC, N);
+  return copyPeer(D, DC, Sr, SC, N, nullptr);
+}
+CUresult cuMemcpyPeerAsync(CUdeviceptr D, CUcontext DC, CUdeviceptr Sr, CUcontext SC, size_t N,
+                           CUstream S) {
+  REPTX_TRACE(cuMemcpyPeerAsync, D, DC, Sr, SC, N, S);
+  return copyPeer(D, DC, Sr, SC, N, S);
+}
+CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr D, CUcontext DC, CUdeviceptr Sr, CUcontext SC, size_t N,
+                                CUstream S) {
+  REPTX_TRACE(cuMemcpyPeerAsync_ptsz, D, DC, Sr, SC, N, S);
+  return copyPeer(D, DC, Sr, SC, N, S);
+}
+CUresult cuMemsetD2D16_v2(CUdeviceptr D, size_t P, unsigned short V, size_t W, size_t H) {
+  REPTX_TRACE(cuMemsetD2D16_v2, D, P, V, W, H);
+  return fill2D(D, P, V, 2, W, H);
+}
+CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr D, size_t P, unsigned short V, size_t W, size_t H) {
+  REPTX_TRACE(cuMemsetD2D16_v2_ptds, D, P, V, W, H);
+  return fill2D(D, P, V, 2, W, H);
+}
+CUresult cuMemsetD2D16Async(CUdeviceptr D, size_t P, unsigned short V, size_t W, size_t H,
+                            CUstream S) {
+  REPTX_TRACE(cuMemsetD2D16Async, D, P, V, W, H, S);
+  return fill2D(D, P, V, 2, W, H, S);
+}
+CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr D, size_t P, unsigned short V, size_t W, size_t H,
+                                 CUstream S) {
+  REPTX_TRACE(cuMemsetD2D16Async_ptsz, D, P, V, W, H, S);
+  return fill2D(D, P, V, 2, W, H, S);
+}
+CUresult cuMemsetD2D32_v2(CUdeviceptr D, size_t P, unsigned int V, size_t W, size_t H) {
+  REPTX_TRACE(cuMemsetD2D32_v2, D, P, V, W, H);
+  return fill2D(D, P, V, 4, W, H);
+}
+CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr D, size_t P, unsigned int V, size_t W, size_t H) {
+  REPTX_TRACE(cuMemsetD2D32_v2_ptds, D, P, V, W, H);
+  return fill2D(D, P, V, 4, W, H);
+}
+CUresult cuMemsetD2D32Async(CUdeviceptr D, size_t P, unsigned int V, size_t W, size_t H,
+                            CUstream S) {
+  REPTX_TRACE(cuMemsetD2D32Async, D, P, V, W, H, S);
+  return fill2D(D, P, V, 4, W, H, S);
+}
+CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr D, size_t P, unsigned int V, size_t W, size_t H,
+                                 CUstream S) {
+  REPTX_TRACE(cuMemsetD2D32Async_ptsz, D, P, V, W, H, S);
+  return fill2D(D, P, V, 4, W, H, S);
 }
 
 // ------------------------------------------------------------------ streams
