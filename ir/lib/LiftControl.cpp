@@ -1,6 +1,6 @@
 // Control flow and synchronisation (PTX ISA 9.7.12, 9.7.13.1, 9.7.19): bra (guarded or not),
-// brx.idx, ret and exit, trap and brkpt, nanosleep, pmevent, membar/fence; bar/barrier go to
-// LiftBarrier.cpp, call to LiftCall.cpp.
+// brx.idx, ret and exit, trap and brkpt, nanosleep, pmevent, griddepcontrol, membar/fence;
+// bar/barrier go to LiftBarrier.cpp, call to LiftCall.cpp.
 #include "Lifter.h"
 
 #include "reptx/ir/Intrinsics.h"
@@ -48,6 +48,15 @@ Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
     FunctionCallee F = L.module().getOrInsertFunction(
         intrinsics::NanoSleep, FunctionType::get(B.getVoidTy(), {B.getInt32Ty()}, false));
     B.CreateCall(F, {*T});
+    return Error::success();
+  }
+  if (Op == "griddepcontrol") {
+    // griddepcontrol (9.7.13.12), programmatic dependent launch: .launch_dependents lets the
+    // grids that depend on this one start early (a hint; nothing to do), .wait waits for the
+    // grids this one depends on to complete with their memory visible. Grids of a stream run one
+    // after the other here, so they have completed: an acquire fence makes their writes visible.
+    if (L.hasMod(".wait"))
+      B.CreateFence(AtomicOrdering::Acquire, L.Ctx.getOrInsertSyncScopeID("gpu"));
     return Error::success();
   }
   if (Op == "pmevent")

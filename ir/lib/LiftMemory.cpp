@@ -121,6 +121,29 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
   if (Vec > 1 && (Data.K != ptx::Operand::Vector || Data.Elems.size() != Vec))
     return L.unsupported("vector operand does not match the vector width");
 
+  SyncScope::ID Scope = L.hasMod(".mmio") ? SyncScope::System : L.syncScope("sys");
+  if (Order != AtomicOrdering::NotAtomic && Vec > 1) {
+    // An ordered vector access is a set of ordered accesses to its elements in unspecified order
+    // (PTX ISA 8.3, "Vector Data-types"): one atomic access per element, each with the order.
+    if (IsStore ? Order == AtomicOrdering::Acquire : Order == AtomicOrdering::Release)
+      return L.unsupported(IsStore ? "this ordered store" : "this ordered load");
+    for (unsigned K = 0; K < Vec; ++K) {
+      Value *P = B.CreateConstInBoundsGEP1_64(ElemTy, *Ptr, K);
+      if (IsStore) {
+        auto X = L.read(Elem(K), ElemTy, T->isSigned());
+        if (!X)
+          return X.takeError();
+        B.CreateAlignedStore(*X, P, Align(Bytes), Volatile)->setAtomic(Order, Scope);
+      } else {
+        LoadInst *X = B.CreateAlignedLoad(ElemTy, P, Align(Bytes), Volatile);
+        X->setAtomic(Order, Scope);
+        if (Error E = L.write(Elem(K), X, T->isSigned()))
+          return E;
+      }
+    }
+    return Error::success();
+  }
+
   if (IsStore) {
     Value *V;
     if (Vec == 1) {
@@ -139,18 +162,18 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
     }
     StoreInst *St = B.CreateAlignedStore(V, *Ptr, A, Volatile);
     if (Order != AtomicOrdering::NotAtomic) {
-      if (Vec != 1 || Order == AtomicOrdering::Acquire)
+      if (Order == AtomicOrdering::Acquire)
         return L.unsupported("this ordered store");
-      St->setAtomic(Order, L.hasMod(".mmio") ? SyncScope::System : L.syncScope("sys"));
+      St->setAtomic(Order, Scope);
     }
     return Error::success();
   }
   Type *LoadTy = Vec == 1 ? ElemTy : FixedVectorType::get(ElemTy, Vec);
   LoadInst *V = B.CreateAlignedLoad(LoadTy, *Ptr, A, Volatile);
   if (Order != AtomicOrdering::NotAtomic) {
-    if (Vec != 1 || Order == AtomicOrdering::Release)
+    if (Order == AtomicOrdering::Release)
       return L.unsupported("this ordered load");
-    V->setAtomic(Order, L.hasMod(".mmio") ? SyncScope::System : L.syncScope("sys"));
+    V->setAtomic(Order, Scope);
   } else if (!Volatile && AS == GlobalAS && (Op == "ldu" || L.hasMod(".nc"))) {
     // ld.global.nc and ldu read memory that stays unchanged while the kernel runs (PTX ISA
     // 9.7.9.9/10): the load may move across stores.

@@ -206,6 +206,8 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
         return convertTo(B, V, T, false);
     if (!Comp.empty())
       return unsupported("vector register components");
+    if (S == "WARP_SZ") // the predefined warp-size constant (PTX ISA 5.4)
+      return convertTo(B, B.getInt32(32), T, false);
     StringRef Prefix = S.rtrim("0123456789");
     bool IsReg = Regs.count(S) || (Prefix.size() != S.size() && RegRanges.count(Prefix));
     if (Function *Fn = IsReg ? nullptr : ptxFunction(S)) {
@@ -746,7 +748,7 @@ ArrayRef<StringRef> liftedFamilies() {
       "shfl", "vote", "match", "activemask", "redux", "elect",
       // LiftControl.cpp, LiftBarrier.cpp, LiftCall.cpp
       "bra", "brx", "call", "ret", "exit", "trap", "brkpt", "pmevent", "nanosleep", "bar",
-      "barrier", "membar", "fence"};
+      "barrier", "membar", "fence", "griddepcontrol"};
   return Families;
 }
 

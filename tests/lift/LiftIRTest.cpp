@@ -274,7 +274,7 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
                      ".visible .entry bad(.param .u32 x)\n{\n.reg .b32 %r<3>;\n"
                      "ld.param.u32 %r1, [x];\n"
-                     "griddepcontrol.wait;\n"
+                     "vabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;\n"
                      "ret;\n}\n"
                      ".visible .entry good(.param .u32 x)\n{\nret;\n}\n";
   LIFT_ASSERT_OK_AND_ASSIGN(L, lift("iso.ptx", Text));
@@ -283,7 +283,7 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   const std::string &Msg = L->R.Failures[0].Message;
   EXPECT_NE(Msg.find("iso.ptx:8"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("kernel 'bad'"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("griddepcontrol.wait;"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("vabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;"), std::string::npos) << Msg;
   ASSERT_EQ(L->R.Kernels.size(), 1u);
   EXPECT_EQ(L->R.Kernels[0], "good");
   EXPECT_EQ(L->R.M->getFunction("bad"), nullptr);
@@ -488,14 +488,15 @@ TEST(LiftIR, FunctionsTakeTheirParamSlotsAsPointers) {
 }
 
 TEST(LiftIR, KernelReachingAFailedFunctionFailsWithItsReason) {
-  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
-                     ".func bad()\n{\ngriddepcontrol.wait;\nret;\n}\n"
-                     ".visible .entry uses()\n{\ncall.uni bad, ();\nret;\n}\n"
-                     ".visible .entry fine()\n{\nret;\n}\n";
+  std::string Text =
+      ".version 8.0\n.target sm_80\n.address_size 64\n"
+      ".func bad()\n{\n.reg .b32 %r<3>;\nvabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;\nret;\n}\n"
+      ".visible .entry uses()\n{\ncall.uni bad, ();\nret;\n}\n"
+      ".visible .entry fine()\n{\nret;\n}\n";
   LIFT_ASSERT_OK_AND_ASSIGN(L, lift("g.ptx", Text));
   ASSERT_EQ(L->R.Failures.size(), 1u);
   EXPECT_EQ(L->R.Failures[0].Kernel, "uses");
-  EXPECT_NE(L->R.Failures[0].Message.find("griddepcontrol"), std::string::npos)
+  EXPECT_NE(L->R.Failures[0].Message.find("vabsdiff4"), std::string::npos)
       << L->R.Failures[0].Message;
   EXPECT_EQ(L->R.Kernels, std::vector<std::string>{"fine"});
 }

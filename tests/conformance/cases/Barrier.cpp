@@ -140,6 +140,16 @@ void addBarrierCases(CaseList &L) {
           C.Out[T][0] = uint32_t(C.In[T][0] + 1);
       },
       32, 32));
+  // griddepcontrol (9.7.13.12): the grids this one depends on have completed (none here), and
+  // launching dependents early is a hint.
+  L.push_back(B(
+      "griddepcontrol", {"u32"},
+      "griddepcontrol.wait;\n mul.lo.u32 %d0, %a0, 3;\n griddepcontrol.launch_dependents;",
+      [](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T)
+          C.Out[T][0] = uint32_t(C.In[T][0] * 3);
+      },
+      64, 64));
 }
 
 } // namespace reptx::conformance

@@ -68,6 +68,21 @@ void addMemoryCases(CaseList &L) {
             C.Out[T][K] = Bytes(T * 16 + K * 4, 4);
       },
       W));
+  // Ordered vector accesses (8.3, "Vector Data-types": ordered accesses to each element): an
+  // acquire v4 load of the thread's 16 bytes, then a relaxed v2 store of two of them swapped.
+  L.push_back(Mem(
+      "ld.acquire.v4.st.relaxed.v2", {"u32"}, {"u32", "u32", "u32", "u32"},
+      at(16) + " ld.acquire.gpu.global.v4.u32 {%d0, %d1, %d2, %d3}, [%rd9];\n"
+               " st.relaxed.gpu.global.v2.u32 [%rd9], {%d1, %d0};",
+      ids(N),
+      [Bytes](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T) {
+          for (unsigned K = 0; K < 4; ++K)
+            C.Out[T][K] = Bytes(T * 16 + K * 4, 4);
+          C.Scratch[2 * T] = (C.Out[T][0] << 32) | C.Out[T][1];
+        }
+      },
+      W));
   L.push_back(Mem(
       "ld.global.v2.f64", {"u32"}, {"f64", "f64"}, at(16) + " ld.global.v2.f64 {%d0, %d1}, [%rd9];",
       ids(N),

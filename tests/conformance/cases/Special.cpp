@@ -24,6 +24,15 @@ Case Sp(std::string Name, std::vector<std::string> Out, std::string Body,
 } // namespace
 
 void addSpecialCases(CaseList &L) {
+  // WARP_SZ, the predefined warp-size constant (PTX ISA 5.4), as an operand.
+  L.push_back(Sp(
+      "WARP_SZ", {"u32", "u32"},
+      "mov.u32 %d0, WARP_SZ;\n mov.u32 %r0, %tid.x;\n rem.u32 %d1, %r0, WARP_SZ;",
+      [](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T)
+          C.Out[T] = {32, (T % C.BlockThreads) % 32};
+      },
+      96, 96));
   L.push_back(Sp(
       "tid.ntid.ctaid.nctaid", {"u32", "u32", "u32", "u32", "u32", "u32"},
       "mov.u32 %d0, %tid.x;\n mov.u32 %d1, %ntid.x;\n mov.u32 %d2, %ctaid.x;\n"
