@@ -5,6 +5,7 @@
 // from the PTX ISA's description of the instruction. Inputs cover NaN (quiet, signaling,
 // negative), +-inf, +-0, subnormals (with and without .ftz), INT_MIN/INT_MAX and the saturation
 // limits of every cvt.pack type.
+#include "../support/PtxCompare.h"
 #include "LiftTestUtil.h"
 
 #include <algorithm>
@@ -136,34 +137,7 @@ template <typename T> bool testp(const std::string &Op, T X) {
 
 // ---- set/setp comparisons (9.7.6.1): ordered ones are false with a NaN, unordered ones true.
 template <typename T> bool fcmp(const std::string &C, T A, T B) {
-  bool Un = std::isnan(A) || std::isnan(B);
-  if (C == "eq")
-    return !Un && A == B;
-  if (C == "ne")
-    return !Un && A != B;
-  if (C == "lt")
-    return !Un && A < B;
-  if (C == "le")
-    return !Un && A <= B;
-  if (C == "gt")
-    return !Un && A > B;
-  if (C == "ge")
-    return !Un && A >= B;
-  if (C == "equ")
-    return Un || A == B;
-  if (C == "neu")
-    return Un || A != B;
-  if (C == "ltu")
-    return Un || A < B;
-  if (C == "leu")
-    return Un || A <= B;
-  if (C == "gtu")
-    return Un || A > B;
-  if (C == "geu")
-    return Un || A >= B;
-  if (C == "num")
-    return !Un;
-  return Un; // nan
+  return test::ptxFloatCompare(C, A, B);
 }
 
 bool boolOp(const std::string &Op, bool T, bool C) {

@@ -1,6 +1,7 @@
 // Comparison and selection (PTX ISA 9.7.7 setp/set/selp/slct, 9.7.3.x unordered comparisons):
 // ordered comparisons are false when an operand is NaN, the u-forms true; .and/.or/.xor combine
 // with a predicate operand; set writes 0xffffffff / 1.0f.
+#include "../../support/PtxCompare.h"
 #include "../Conformance.h"
 
 #include <cmath>
@@ -21,36 +22,7 @@ Case Cmp(std::string Op, std::vector<std::string> In, std::string Out,
                 std::move(F));
 }
 
-bool fcmp(const std::string &C, float A, float B) {
-  bool Un = std::isnan(A) || std::isnan(B);
-  if (C == "eq")
-    return !Un && A == B;
-  if (C == "ne")
-    return !Un && A != B;
-  if (C == "lt")
-    return !Un && A < B;
-  if (C == "le")
-    return !Un && A <= B;
-  if (C == "gt")
-    return !Un && A > B;
-  if (C == "ge")
-    return !Un && A >= B;
-  if (C == "equ")
-    return Un || A == B;
-  if (C == "neu")
-    return Un || A != B;
-  if (C == "ltu")
-    return Un || A < B;
-  if (C == "leu")
-    return Un || A <= B;
-  if (C == "gtu")
-    return Un || A > B;
-  if (C == "geu")
-    return Un || A >= B;
-  if (C == "num")
-    return !Un;
-  return Un; // nan
-}
+bool fcmp(const std::string &C, float A, float B) { return test::ptxFloatCompare(C, A, B); }
 
 } // namespace
 
