@@ -45,9 +45,10 @@ Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
     auto T = L.read(I.Ops[0], B.getInt32Ty());
     if (!T)
       return T.takeError();
-    FunctionCallee F = L.module().getOrInsertFunction(
-        intrinsics::NanoSleep, FunctionType::get(B.getVoidTy(), {B.getInt32Ty()}, false));
-    B.CreateCall(F, {*T});
+    // Effects on inaccessible memory: the call stays where it is and is never dropped.
+    B.CreateCall(L.declareIntrinsic(intrinsics::NanoSleep, B.getVoidTy(), {B.getInt32Ty()},
+                                    MemoryEffects::inaccessibleMemOnly()),
+                 {*T});
     return Error::success();
   }
   if (Op == "griddepcontrol") {

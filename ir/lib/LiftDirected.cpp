@@ -50,13 +50,7 @@ Error liftDirectedDivSqrt(FunctionLifter &L, const ptx::Instruction &I, Type *Ty
                        : (Sqrt ? intrinsics::SqrtDirectedF64 : intrinsics::DivDirectedF64);
   SmallVector<Type *, 3> Params(Sqrt ? 1 : 2, Ty);
   Params.push_back(B.getInt32Ty());
-  FunctionCallee FC = L.module().getOrInsertFunction(Name, FunctionType::get(Ty, Params, false));
-  if (auto *Fn = dyn_cast<Function>(FC.getCallee())) {
-    Fn->setDoesNotAccessMemory();
-    Fn->setDoesNotThrow();
-    Fn->setWillReturn();
-  }
-  Value *R = B.CreateCall(FC, Args);
+  Value *R = B.CreateCall(L.declareIntrinsic(Name, Ty, Params, MemoryEffects::none()), Args);
   if (Ftz)
     R = L.flushSubnormal(R);
   return L.write(I.Ops[0], R);

@@ -79,13 +79,8 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
     if (Space.empty())
       return L.write(I.Ops[0], B.getFalse());
     Type *Ptr = PointerType::get(L.Ctx, GenericAS);
-    FunctionCallee F = L.module().getOrInsertFunction(
-        (intrinsics::IsSpacePrefix + Space).str(), FunctionType::get(B.getInt1Ty(), {Ptr}, false));
-    if (auto *Fn = dyn_cast<Function>(F.getCallee())) {
-      Fn->setDoesNotAccessMemory();
-      Fn->setDoesNotThrow();
-      Fn->setWillReturn();
-    }
+    Function *F = L.declareIntrinsic((intrinsics::IsSpacePrefix + Space).str(), B.getInt1Ty(),
+                                     {Ptr}, MemoryEffects::none());
     return L.write(I.Ops[0], B.CreateCall(F, {B.CreateIntToPtr(*A, Ptr)}));
   }
   if (Op != "ld" && Op != "st" && Op != "ldu")

@@ -16,17 +16,9 @@ namespace {
 // A reptx intrinsic without arguments. Counters and clocks read state that changes between
 // calls (inaccessible memory); the others are constant for the dispatch.
 Value *callIntrinsic(FunctionLifter &L, StringRef Name, Type *Ret, bool Volatile) {
-  FunctionCallee FC = L.module().getOrInsertFunction(Name, Ret);
-  auto *Decl = cast<Function>(FC.getCallee());
-  Decl->setDoesNotThrow();
-  Decl->setWillReturn();
-  if (Volatile) {
-    Decl->setMemoryEffects(MemoryEffects::inaccessibleMemOnly());
-  } else {
-    Decl->setDoesNotAccessMemory();
-    Decl->setSpeculatable();
-  }
-  return L.B.CreateCall(FC);
+  return L.B.CreateCall(L.declareIntrinsic(
+      Name, Ret, {}, Volatile ? MemoryEffects::inaccessibleMemOnly() : MemoryEffects::none(),
+      /*Speculatable=*/!Volatile));
 }
 
 } // namespace

@@ -17,16 +17,9 @@ namespace {
 // Declares a warp intrinsic: convergent (it depends on which lanes execute it), and with effects
 // on inaccessible memory so that it is neither merged with another call nor moved across control
 // flow before the backend gives it a body.
-FunctionCallee warpIntrinsic(FunctionLifter &L, StringRef Name, Type *Ret, ArrayRef<Type *> Args) {
-  Module &M = *L.B.GetInsertBlock()->getModule();
-  FunctionCallee FC = M.getOrInsertFunction(Name, FunctionType::get(Ret, Args, false));
-  if (auto *F = dyn_cast<Function>(FC.getCallee())) {
-    F->setConvergent();
-    F->setDoesNotThrow();
-    F->setWillReturn();
-    F->setMemoryEffects(MemoryEffects::inaccessibleMemOnly());
-  }
-  return FC;
+Function *warpIntrinsic(FunctionLifter &L, StringRef Name, Type *Ret, ArrayRef<Type *> Args) {
+  return L.declareIntrinsic(Name, Ret, Args, MemoryEffects::inaccessibleMemOnly(),
+                            /*Speculatable=*/false, /*Convergent=*/true);
 }
 
 // The membermask operand at Index, or all lanes for the deprecated forms without one.

@@ -495,14 +495,24 @@ Expected<Value *> FunctionLifter::address(const ptx::Operand &Addr, unsigned AS)
   return Base;
 }
 
-Value *FunctionLifter::callSpecial(StringRef Name) {
-  FunctionCallee FC = M.getOrInsertFunction(Name, B.getInt32Ty());
+Function *FunctionLifter::declareIntrinsic(StringRef Name, Type *Ret, ArrayRef<Type *> Args,
+                                           MemoryEffects Effects, bool Speculatable,
+                                           bool Convergent) {
+  FunctionCallee FC = M.getOrInsertFunction(Name, FunctionType::get(Ret, Args, false));
   auto *Decl = cast<Function>(FC.getCallee());
-  Decl->setDoesNotAccessMemory();
   Decl->setDoesNotThrow();
   Decl->setWillReturn();
-  Decl->setSpeculatable();
-  return B.CreateCall(FC);
+  Decl->setMemoryEffects(Effects);
+  if (Speculatable)
+    Decl->setSpeculatable();
+  if (Convergent)
+    Decl->setConvergent();
+  return Decl;
+}
+
+Value *FunctionLifter::callSpecial(StringRef Name) {
+  return B.CreateCall(
+      declareIntrinsic(Name, B.getInt32Ty(), {}, MemoryEffects::none(), /*Speculatable=*/true));
 }
 
 Function *FunctionLifter::declareBarrier() {

@@ -79,6 +79,11 @@ public:
   llvm::Module &module() const { return M; }
   bool isKernel() const { return F.IsEntry; }
 
+  /// Declares the reptx intrinsic Name (Intrinsics.h) of type Ret(Args): nounwind, willreturn,
+  /// with memory effects Effects; speculatable and convergent when asked.
+  llvm::Function *declareIntrinsic(llvm::StringRef Name, llvm::Type *Ret,
+                                   llvm::ArrayRef<llvm::Type *> Args, llvm::MemoryEffects Effects,
+                                   bool Speculatable = false, bool Convergent = false);
   /// Declares a reptx intrinsic returning i32 with no side effects.
   llvm::Value *callSpecial(llvm::StringRef Name);
   llvm::Function *declareBarrier();
