@@ -149,7 +149,7 @@ Case un64(std::string Op, double (*G)(double), double Tol = 0) {
 
 // PTX min/max (9.7.3.11/12): a NaN operand yields the other one; both NaN -> canonical NaN;
 // -0 < +0.
-float minRef(float A, float B) {
+float minMaxRef(float A, float B, bool Min) {
   if (std::isnan(A) && std::isnan(B))
     return std::bit_cast<float>(0x7fffffffu);
   if (std::isnan(A))
@@ -157,20 +157,11 @@ float minRef(float A, float B) {
   if (std::isnan(B))
     return A;
   if (A == 0 && B == 0)
-    return std::signbit(A) ? A : B;
-  return A < B ? A : B;
+    return std::signbit(A) == Min ? A : B;
+  return (Min ? A < B : A > B) ? A : B;
 }
-float maxRef(float A, float B) {
-  if (std::isnan(A) && std::isnan(B))
-    return std::bit_cast<float>(0x7fffffffu);
-  if (std::isnan(A))
-    return B;
-  if (std::isnan(B))
-    return A;
-  if (A == 0 && B == 0)
-    return std::signbit(A) ? B : A;
-  return A > B ? A : B;
-}
+float minRef(float A, float B) { return minMaxRef(A, B, true); }
+float maxRef(float A, float B) { return minMaxRef(A, B, false); }
 
 const std::vector<u64> Angles = {f32(0.0f), f32(0.5f),   f32(-1.0f),
                                  f32(3.0f), f32(-3.14f), f32(1.5707964f)};
