@@ -54,8 +54,9 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
     auto V = L.read(I.Ops[Red ? 1 : 2], BitsTy);
     if (!V)
       return V.takeError();
-    Value *Old = B.CreateAtomicRMW(AtomicRMWInst::FAdd, *Ptr, B.CreateBitCast(*V, VT),
-                                   Align(X2 ? 4 : 2), Order, L.syncScope());
+    AtomicRMWInst *Old = B.CreateAtomicRMW(AtomicRMWInst::FAdd, *Ptr, B.CreateBitCast(*V, VT),
+                                           Align(X2 ? 4 : 2), Order, L.syncScope());
+    L.markWrite(Old);
     return Red ? Error::success() : L.write(I.Ops[0], B.CreateBitCast(Old, BitsTy));
   }
   if (L.hasMod(".noftz"))
@@ -90,6 +91,7 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
             ? AtomicOrdering::Acquire
             : AtomicOrdering::Monotonic;
     auto *X = B.CreateAtomicCmpXchg(*Ptr, *V, *C, A, Order, Failure, L.syncScope());
+    L.markWrite(X);
     Old = B.CreateExtractValue(X, 0);
   } else {
     using BinOp = AtomicRMWInst::BinOp;
@@ -110,7 +112,9 @@ Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I) {
                                  .Default(BinOp::BAD_BINOP);
     if (K == BinOp::BAD_BINOP || ((K == BinOp::UIncWrap || K == BinOp::UDecWrap) && T->Width != 32))
       return L.unsupported();
-    Old = B.CreateAtomicRMW(K, *Ptr, *V, A, Order, L.syncScope());
+    AtomicRMWInst *RMW = B.CreateAtomicRMW(K, *Ptr, *V, A, Order, L.syncScope());
+    L.markWrite(RMW);
+    Old = RMW;
   }
   if (Red)
     return Error::success();

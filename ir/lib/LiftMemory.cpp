@@ -128,7 +128,9 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
         auto X = L.read(Elem(K), ElemTy, T->isSigned());
         if (!X)
           return X.takeError();
-        B.CreateAlignedStore(*X, P, Align(Bytes), Volatile)->setAtomic(Order, Scope);
+        StoreInst *St = B.CreateAlignedStore(*X, P, Align(Bytes), Volatile);
+        St->setAtomic(Order, Scope);
+        L.markWrite(St);
       } else {
         LoadInst *X = B.CreateAlignedLoad(ElemTy, P, Align(Bytes), Volatile);
         X->setAtomic(Order, Scope);
@@ -156,6 +158,7 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
       }
     }
     StoreInst *St = B.CreateAlignedStore(V, *Ptr, A, Volatile);
+    L.markWrite(St);
     if (Order != AtomicOrdering::NotAtomic) {
       if (Order == AtomicOrdering::Acquire)
         return L.unsupported("this ordered store");
@@ -172,7 +175,7 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
   } else if (!Volatile && AS == GlobalAS && (Op == "ldu" || L.hasMod(".nc"))) {
     // ld.global.nc and ldu read memory that stays unchanged while the kernel runs (PTX ISA
     // 9.7.9.9/10): the load may move across stores.
-    V->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(L.Ctx, {}));
+    L.markReadOnlyLoad(V);
   }
   // A narrow integer load into a wider register is zero- or sign-extended by its type.
   for (unsigned K = 0; K < Vec; ++K) {

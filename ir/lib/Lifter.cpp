@@ -11,6 +11,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -735,6 +736,24 @@ Value *FunctionLifter::carryFlag() {
     EB.CreateStore(EB.getFalse(), CarryFlag);
   }
   return CarryFlag;
+}
+
+MDNode *FunctionLifter::readOnlyScope() {
+  if (!ReadOnlyScope) {
+    MDBuilder MDB(Ctx);
+    MDNode *Domain = MDB.createAnonymousAliasScopeDomain("reptx.readonly");
+    ReadOnlyScope = MDNode::get(Ctx, {MDB.createAnonymousAliasScope(Domain, "ld.global.nc")});
+  }
+  return ReadOnlyScope;
+}
+
+void FunctionLifter::markReadOnlyLoad(Instruction *I) {
+  I->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+  I->setMetadata(LLVMContext::MD_alias_scope, readOnlyScope());
+}
+
+void FunctionLifter::markWrite(Instruction *I) {
+  I->setMetadata(LLVMContext::MD_noalias, readOnlyScope());
 }
 
 ArrayRef<StringRef> liftedFamilies() {

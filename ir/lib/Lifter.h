@@ -103,6 +103,13 @@ public:
   llvm::Value *carryFlag();
   /// PTX .sat on floats: clamp to [0.0, 1.0], NaN becomes +0.0.
   llvm::Value *saturate(llvm::Value *V);
+  /// ld.global.nc and ldu read data that stays read-only while the kernel runs (PTX ISA 9.7.9.9,
+  /// 9.7.9.10): no write of the kernel touches it. Such a load joins this function's
+  /// "read-only global" alias scope (markReadOnlyLoad), and the writes of st, atom and red are
+  /// marked as not aliasing it (markWrite), so the optimizer and the machine scheduler may move
+  /// the loads above those stores. Unmarked writes stay conservatively ordered.
+  void markReadOnlyLoad(llvm::Instruction *I);
+  void markWrite(llvm::Instruction *I);
 
 private:
   struct Register {
@@ -147,6 +154,8 @@ private:
   llvm::StringMap<llvm::BasicBlock *> Labels;
   llvm::StringMap<llvm::SmallVector<ptx::Symbol, 8>> BranchTargets;
   llvm::AllocaInst *CarryFlag = nullptr;
+  llvm::MDNode *ReadOnlyScope = nullptr; // the scope list of markReadOnlyLoad, made on first use
+  llvm::MDNode *readOnlyScope();
   llvm::StringSet<> Initializing; // variables whose initializer is being built
 };
 

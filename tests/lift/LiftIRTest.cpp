@@ -8,6 +8,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <regex>
 #include <string>
 
 using namespace reptx;
@@ -445,6 +446,31 @@ TEST(LiftIR, OrderedAndInvariantLoads) {
   EXPECT_IR_HAS(S, "syncscope(\"cta\") acquire");
   EXPECT_IR_HAS(S, "store atomic i32");
   EXPECT_IR_HAS(S, "!invariant.load");
+}
+
+// ld.global.nc data is read-only while the kernel runs (PTX ISA 9.7.9.9): the load joins an
+// alias scope that every st/atom/red of the function is marked not to alias, so loads may be
+// scheduled above stores. Plain loads and register slots stay unmarked.
+TEST(LiftIR, ReadOnlyLoadsDoNotAliasTheKernelsWrites) {
+  std::string S = liftedIR("ld.global.nc.f32 %f1, [%rd1];\nst.global.f32 [%rd2], %f1;\n"
+                           "ld.global.f32 %f2, [%rd1+4];\natom.global.add.u32 %r1, [%rd2], 1;\n"
+                           "red.global.add.f32 [%rd2], %f2;\n"
+                           "atom.global.cas.b32 %r2, [%rd2], %r1, 0;\n");
+  std::smatch M;
+  ASSERT_TRUE(std::regex_search(S, M, std::regex(R"(load float, ptr addrspace\(1\) %[0-9]+, align 4, )"
+                                                 R"(!invariant.load ![0-9]+, !alias.scope (![0-9]+))")))
+      << S;
+  std::string Scope = M[1];
+  auto Count = [&](const std::string &Re) {
+    std::regex R(Re);
+    return std::distance(std::sregex_iterator(S.begin(), S.end(), R), std::sregex_iterator());
+  };
+  EXPECT_EQ(Count("store float .*!noalias " + Scope + "\\b"), 1) << S;
+  EXPECT_EQ(Count("atomicrmw add .*!noalias " + Scope + "\\b"), 1) << S;
+  EXPECT_EQ(Count("atomicrmw fadd .*!noalias " + Scope + "\\b"), 1) << S;
+  EXPECT_EQ(Count("cmpxchg .*!noalias " + Scope + "\\b"), 1) << S;
+  EXPECT_EQ(Count("!alias.scope"), 1) << S; // the plain load is not in the scope
+  EXPECT_EQ(Count("store i32 .*!noalias"), 0) << S; // register writes are not memory writes
 }
 
 TEST(LiftIR, CarryChainsKeepTheCarryFlagInOneSlot) {
