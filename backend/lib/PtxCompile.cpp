@@ -8,7 +8,6 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <set>
 
@@ -69,12 +68,21 @@ Expected<ModuleResult> compilePtx(const PtxModule &PM, const CompileOptions &Opt
   if (Wanted.empty())
     return Out;
 
+  // The first compile consumes the lifted module; the rare retries below (the backend rejected
+  // the module) lift it again, which is cheaper than keeping a copy of every module.
+  std::unique_ptr<Module> Unused = std::move(Lifted->M);
+  size_t LiftedKernels = Lifted->Kernels.size();
   auto CompileSome = [&](const std::set<std::string> &Keep) -> Expected<CodeObject> {
-    if (Keep.size() == Lifted->Kernels.size())
-      return compile(*Lifted->M, Opts);
-    std::unique_ptr<Module> Copy = CloneModule(*Lifted->M);
-    keepKernels(*Copy, Keep);
-    return compile(*Copy, Opts);
+    std::unique_ptr<Module> M = std::move(Unused);
+    if (!M) {
+      auto Again = ir::liftModule(*R.M, Ctx);
+      if (!Again)
+        return Again.takeError();
+      M = std::move(Again->M);
+    }
+    if (Keep.size() != LiftedKernels)
+      keepKernels(*M, Keep);
+    return compile(std::move(M), Opts);
   };
 
   std::set<std::string> All(Wanted.begin(), Wanted.end());

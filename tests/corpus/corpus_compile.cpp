@@ -6,10 +6,13 @@
 //
 // With --ptxas PATH (bench/), every text is also assembled by ptxas -O3 for its own .target, one
 // file at a time, and the report compares the times: reptx's parse, lift, optimize, codegen and
-// link for the first --arch against ptxas's wall time on the same files.
+// link for the first --arch against ptxas's wall time on the same files; --per-file adds one line
+// per text on stderr with its times. --only keeps the sample's texts whose name contains NAME
+// (e.g. "libcusparse.so.12[c62.e7]"), to profile one text.
 //
 // usage: corpus_compile [--sample N | --all] [--arch gfx942,gfx1100] [--jobs N] [--min PERCENT]
-//                       [--top K] [--ptxas PATH] [--write-objects DIR] CUDA_HOME
+//                       [--top K] [--ptxas PATH [--per-file]] [--only NAME]
+//                       [--write-objects DIR] CUDA_HOME
 //
 // --write-objects DIR writes every code object compiled to DIR/<text hash>.<arch>.hsaco (the
 // opcode census test, tests/census, reads them).
@@ -80,7 +83,7 @@ double since(Clock::time_point T) {
 
 // Compile throughput against ptxas (issue 4, acceptance 4): the same files, one at a time.
 int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
-                      const std::string &Ptxas) {
+                      const std::string &Ptxas, bool PerFile) {
   llvm::SmallString<128> Dir;
   if (llvm::sys::fs::createUniqueDirectory("corpus-ptxas", Dir)) {
     llvm::errs() << "cannot create a temporary directory\n";
@@ -136,12 +139,18 @@ int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
       continue;
     backend::CompileOptions Opts;
     Opts.Arch = Arch;
-    auto CO = backend::compile(*L->M, Opts);
+    auto CO = backend::compile(std::move(L->M), Opts);
     if (!CO) {
       llvm::consumeError(CO.takeError());
       continue;
     }
     Compiled += CO->Kernels.size();
+    if (PerFile)
+      llvm::errs() << llvm::format("file %s %zu bytes %zu kernels: ptxas %.3f s, reptx parse %.3f "
+                                   "lift %.3f prepare %.3f optimize %.3f codegen %.3f link %.3f\n",
+                                   T.Name.c_str(), T.Body.size(), CO->Kernels.size(), PT, TP, TL,
+                                   CO->Times.Prepare, CO->Times.Optimize, CO->Times.Codegen,
+                                   CO->Times.Link);
     Prepare += CO->Times.Prepare;
     Opt += CO->Times.Optimize;
     Codegen += CO->Times.Codegen;
@@ -163,9 +172,9 @@ int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
 
 int main(int argc, char **argv) {
   unsigned Jobs = 2, Sample = 200, Top = 25;
-  bool All = false;
+  bool All = false, PerFile = false;
   double Min = 0;
-  std::string Cuda, Archs = "gfx942,gfx1100", Ptxas, WriteDir;
+  std::string Cuda, Archs = "gfx942,gfx1100", Ptxas, WriteDir, Only;
   for (int I = 1; I < argc; ++I) {
     llvm::StringRef A = argv[I];
     if (A == "--jobs" && I + 1 < argc)
@@ -182,6 +191,10 @@ int main(int argc, char **argv) {
       Top = std::atoi(argv[++I]);
     else if (A == "--ptxas" && I + 1 < argc)
       Ptxas = argv[++I];
+    else if (A == "--only" && I + 1 < argc)
+      Only = argv[++I];
+    else if (A == "--per-file")
+      PerFile = true;
     else if (A == "--write-objects" && I + 1 < argc)
       WriteDir = argv[++I];
     else
@@ -230,13 +243,15 @@ int main(int argc, char **argv) {
       S.push_back(std::move(Texts[size_t(K) * Texts.size() / Sample]));
     Texts = std::move(S);
   }
+  if (!Only.empty())
+    std::erase_if(Texts, [&](const Text &T) { return T.Name.find(Only) == std::string::npos; });
 
   if (!WriteDir.empty() && llvm::sys::fs::create_directories(WriteDir)) {
     llvm::errs() << "cannot create " << WriteDir << "\n";
     return 1;
   }
   if (!Ptxas.empty())
-    return benchAgainstPtxas(Texts, llvm::StringRef(Archs).split(',').first.str(), Ptxas);
+    return benchAgainstPtxas(Texts, llvm::StringRef(Archs).split(',').first.str(), Ptxas, PerFile);
 
   llvm::SmallVector<llvm::StringRef, 5> ArchList;
   llvm::StringRef(Archs).split(ArchList, ',');
@@ -278,7 +293,7 @@ int main(int argc, char **argv) {
       return;
     backend::CompileOptions Opts;
     Opts.Arch = ArchList[AI].str();
-    auto CO = backend::compile(*L->M, Opts);
+    auto CO = backend::compile(std::move(L->M), Opts);
     if (!CO) {
       Fail("backend: " + reasonOf(llvm::toString(CO.takeError())), L->Kernels.size());
       return;

@@ -62,6 +62,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> prepareModule(const llvm::Module &
 /// Compiles every kernel of the lifted module into one code object. Fails if any kernel of the
 /// input is missing from the output (LLVM can silently emit an empty object).
 llvm::Expected<CodeObject> compile(const llvm::Module &Lifted, const CompileOptions &Opts);
+/// The same, consuming the lifted module instead of copying it (copying a large module costs
+/// about as much as lifting it again).
+llvm::Expected<CodeObject> compile(std::unique_ptr<llvm::Module> Lifted,
+                                   const CompileOptions &Opts);
 
 /// The data layout of the AMDGPU target, for ir::LiftOptions.
 std::string dataLayout();
