@@ -98,21 +98,28 @@ static Expected<Comparison> compare(FunctionLifter &L, const ptx::Instruction &I
 }
 
 // set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c} (9.7.6.1): d = 0xffffffff (.u32, .s32)
-// or 1.0f (.f32) when the (combined) comparison holds, else 0.
+// or 1.0f (.f32) when the (combined) comparison holds, else 0. With an .f16 or .bf16 destination
+// (9.7.7.1, any non-half source type) d is 1.0 or 0.0 in that format.
 static Error liftSet(FunctionLifter &L, const ptx::Instruction &I) {
   auto Ts = L.types();
-  if (Ts.size() != 2)
-    return L.unsupported("set with a half-precision or packed type");
-  PtxType D = Ts[0], S = Ts[1];
-  if (D.Width != 32 || (!D.isInt() && !D.isFloat()))
+  bool BfDst = is_contained(I.Mods, ".bf16"); // not a PtxType: the only type besides stype
+  if (Ts.size() != (BfDst ? 1u : 2u))
+    return L.unsupported("set with a packed type");
+  PtxType S = Ts.back();
+  std::optional<PtxType> D;
+  if (!BfDst)
+    D = Ts[0];
+  bool HalfDst = BfDst || (D->isFloat() && D->Width == 16);
+  if (!HalfDst && (D->Width != 32 || (!D->isInt() && !D->isFloat())))
     return L.unsupported();
   auto Cmp = compare(L, I, S);
   if (!Cmp)
     return Cmp.takeError();
   IRBuilder<> &B = L.B;
-  Value *R = D.isFloat() ? B.CreateSelect(Cmp->R, ConstantFP::get(B.getFloatTy(), 1.0),
-                                          ConstantFP::get(B.getFloatTy(), 0.0))
-                         : B.CreateSelect(Cmp->R, B.getInt32(0xffffffffu), B.getInt32(0));
+  Value *R = HalfDst ? B.CreateSelect(Cmp->R, B.getInt16(BfDst ? 0x3f80 : 0x3c00), B.getInt16(0))
+             : D->isFloat() ? B.CreateSelect(Cmp->R, ConstantFP::get(B.getFloatTy(), 1.0),
+                                             ConstantFP::get(B.getFloatTy(), 0.0))
+                            : B.CreateSelect(Cmp->R, B.getInt32(0xffffffffu), B.getInt32(0));
   return L.write(I.Ops[0], R);
 }
 
@@ -150,9 +157,16 @@ static Error liftSlct(FunctionLifter &L, const ptx::Instruction &I) {
 }
 
 Error liftCompare(FunctionLifter &L, const ptx::Instruction &I) {
-  for (StringRef M : I.Mods)
-    if (I.Opcode == "setp" && (M == ".f16" || M == ".bf16" || M == ".f16x2" || M == ".bf16x2"))
+  // On half types (the source type, the last modifier of setp and set) the comparison widens
+  // them to f32 (LiftHalf.cpp).
+  if ((I.Opcode == "setp" || I.Opcode == "set") && !I.Mods.empty()) {
+    StringRef Src;
+    for (StringRef M : I.Mods)
+      if (parseType(M) || M.ends_with("f16") || M.ends_with("f16x2"))
+        Src = M;
+    if (Src == ".f16" || Src == ".bf16" || Src == ".f16x2" || Src == ".bf16x2")
       return liftCompareHalf(L, I);
+  }
   if (I.Opcode == "set")
     return liftSet(L, I);
   if (I.Opcode == "slct")

@@ -269,17 +269,20 @@ Error HalfLifter::lift() {
 } // namespace
 
 Error liftCompareHalf(FunctionLifter &L, const ptx::Instruction &I) {
-  // setp on half types (PTX ISA 9.7.6.2): the operands widen exactly to f32 and compare there.
-  // For the x2 forms p gets the comparison of the lower halves and q that of the upper halves.
+  // setp and set on half types (PTX ISA 9.7.7): the operands widen exactly to f32 and compare
+  // there. For the x2 forms of setp, p gets the comparison of the lower halves and q that of the
+  // upper halves; set packs the two results into d. The source type is the last type modifier
+  // (set.CmpOp.dtype.stype); set's destination type is the one before it.
   IRBuilder<> &B = L.B;
-  bool BF = false, X2 = false;
+  bool IsSet = I.Opcode == "set";
+  SmallVector<StringRef, 2> Types;
   std::optional<CmpInst::Predicate> Pred;
   StringRef BoolOp;
   using P = CmpInst::Predicate;
   for (StringRef M : I.Mods) {
-    if (M == ".f16" || M == ".f16x2" || M == ".bf16" || M == ".bf16x2") {
-      BF = M.starts_with(".bf");
-      X2 = M.ends_with("x2");
+    if (M == ".f16" || M == ".f16x2" || M == ".bf16" || M == ".bf16x2" || M == ".u16" ||
+        M == ".s16" || M == ".u32" || M == ".s32") {
+      Types.push_back(M);
     } else if (M == ".and" || M == ".or" || M == ".xor") {
       BoolOp = M;
     } else {
@@ -303,7 +306,12 @@ Error liftCompareHalf(FunctionLifter &L, const ptx::Instruction &I) {
         Pred = C;
     }
   }
-  if (!Pred || I.Ops.size() < 3)
+  if (!Pred || I.Ops.size() < 3 || Types.size() != (IsSet ? 2u : 1u))
+    return L.unsupported("unsupported comparison");
+  StringRef Src = Types.back(), DType = Types.front();
+  bool BF = Src.starts_with(".bf"), X2 = Src.ends_with("x2");
+  if (!Src.contains("f16") ||
+      (IsSet && X2 != DType.ends_with("x2") && DType != ".u32" && DType != ".s32"))
     return L.unsupported("unsupported comparison");
   Type *BitsTy = X2 ? B.getInt32Ty() : B.getInt16Ty();
   Type *ElemBits =
@@ -348,6 +356,23 @@ Error liftCompareHalf(FunctionLifter &L, const ptx::Instruction &I) {
                              : B.CreateXor(V, Cp);
   };
   const ptx::Operand &D = I.Ops[0];
+  if (IsSet) {
+    // True: all ones for an integer destination (per 16-bit half for packed sources), 1.0 in the
+    // destination's format for f16/bf16 (x2); false: 0 (9.7.7.1).
+    bool IntDst = DType.starts_with(".u") || DType.starts_with(".s");
+    uint64_t One = IntDst ? 0xffff : DType.starts_with(".bf") ? 0x3f80 : 0x3c00;
+    auto Encode = [&](Value *T) {
+      return B.CreateSelect(Combine(T), B.getInt16(One), B.getInt16(0));
+    };
+    if (X2) {
+      Value *Lo = B.CreateZExt(Encode(B.CreateExtractElement(R, uint64_t(0))), B.getInt32Ty());
+      Value *Hi = B.CreateZExt(Encode(B.CreateExtractElement(R, uint64_t(1))), B.getInt32Ty());
+      return L.write(D, B.CreateOr(Lo, B.CreateShl(Hi, 16)));
+    }
+    if (DType == ".u32" || DType == ".s32")
+      return L.write(D, B.CreateSelect(Combine(R), B.getInt32(0xffffffffu), B.getInt32(0)));
+    return L.write(D, Encode(R));
+  }
   Value *First = X2 ? B.CreateExtractElement(R, uint64_t(0)) : R;
   // Scalar forms: p|q gives q = !(a op b) combined (9.7.6.2); x2 forms: q is the upper half.
   Value *Second = X2 ? B.CreateExtractElement(R, uint64_t(1)) : B.CreateNot(R);

@@ -2,6 +2,7 @@
 // operations round once, like the PTX .rn forms; float intermediates are exact or their double
 // rounding innocuous for add/sub/mul) and bf16 rounded to nearest even from float by bit
 // arithmetic.
+#include "../../support/PtxCompare.h"
 #include "../Conformance.h"
 
 #include <bit>
@@ -69,7 +70,63 @@ u64 minH(u64 A, u64 B, bool Nan) {
 
 } // namespace
 
+// set on half sources and with half destinations (PTX ISA 9.7.7.1): true is all ones for an
+// integer destination (per 16-bit half for packed sources) and 1.0 in the destination's format
+// for f16/bf16; false is 0. .ftz flushes subnormal half inputs to zeros of their sign first.
+void addHalfSetCases(CaseList &L) {
+  using test::ptxFloatCompare;
+  auto FtzH = [](u64 X) { return (X & 0x7c00) == 0 ? (X & 0x8000) : X; };
+  L.push_back(
+      Hc("set.eq.u32.f16x2", {"f16x2", "f16x2"}, "u32", rows2(pairs(H), pairs(H)), [](auto &R) {
+        return std::vector<u64>{
+            packed2(R[0], R[1], [](u64 A, u64 B) -> u64 { return h2f(A) == h2f(B) ? 0xffff : 0; })};
+      }));
+  L.push_back(Hc("set.gt.ftz.s32.f16x2", {"f16x2", "f16x2"}, "s32", rows2(pairs(H), pairs(H)),
+                 [FtzH](auto &R) {
+                   return std::vector<u64>{packed2(R[0], R[1], [FtzH](u64 A, u64 B) -> u64 {
+                     return h2f(FtzH(A)) > h2f(FtzH(B)) ? 0xffff : 0;
+                   })};
+                 }));
+  L.push_back(Hc("set.ltu.f16x2.f16x2", {"f16x2", "f16x2"}, "f16x2", rows2(pairs(H), pairs(H)),
+                 [](auto &R) {
+                   return std::vector<u64>{packed2(R[0], R[1], [](u64 A, u64 B) -> u64 {
+                     return ptxFloatCompare("ltu", h2f(A), h2f(B)) ? 0x3c00 : 0;
+                   })};
+                 }));
+  L.push_back(Hc("set.eq.bf16x2.bf16x2", {"bf16x2", "bf16x2"}, "bf16x2",
+                 rows2(pairs(BF), pairs(BF)), [](auto &R) {
+                   return std::vector<u64>{packed2(R[0], R[1], [](u64 A, u64 B) -> u64 {
+                     return bf2f(A) == bf2f(B) ? 0x3f80 : 0;
+                   })};
+                 }));
+  L.push_back(Hc("set.ne.u16.bf16", {"bf16", "bf16"}, "u16", rows2(BF, BF), [](auto &R) {
+    return std::vector<u64>{ptxFloatCompare("ne", bf2f(R[0]), bf2f(R[1])) ? 0xffffu : 0u};
+  }));
+  L.push_back(Hc("set.le.s32.f16", {"f16", "f16"}, "s32", rows2(H, H), [](auto &R) {
+    return std::vector<u64>{h2f(R[0]) <= h2f(R[1]) ? 0xffffffffu : 0u};
+  }));
+  L.push_back(
+      Hc("set.gt.and.f16.f16", {"f16", "f16", "pred"}, "f16", rows3(H, H, {0, 1}),
+         [](auto &R) { return std::vector<u64>{h2f(R[0]) > h2f(R[1]) && R[2] ? 0x3c00u : 0u}; }));
+  L.push_back(Hc("set.geu.xor.bf16x2.bf16x2", {"bf16x2", "bf16x2", "pred"}, "bf16x2",
+                 rows3(pairs(BF), pairs(BF), {0, 1}), [](auto &R) {
+                   bool C = R[2] != 0;
+                   return std::vector<u64>{packed2(R[0], R[1], [C](u64 A, u64 B) -> u64 {
+                     return ptxFloatCompare("geu", bf2f(A), bf2f(B)) != C ? 0x3f80 : 0;
+                   })};
+                 }));
+  // A half destination for a wider source: the comparison in the source type.
+  const std::vector<u64> FV = {f32(0), f32(-0.0f), f32(1.5f), f32(-2), f32(NAN), f32(INFINITY)};
+  L.push_back(Hc("set.lt.f16.f32", {"f32", "f32"}, "f16", rows2(FV, FV), [](auto &R) {
+    return std::vector<u64>{asF32(R[0]) < asF32(R[1]) ? 0x3c00u : 0u};
+  }));
+  L.push_back(Hc("set.nan.bf16.f32", {"f32", "f32"}, "bf16", rows2(FV, FV), [](auto &R) {
+    return std::vector<u64>{ptxFloatCompare("nan", asF32(R[0]), asF32(R[1])) ? 0x3f80u : 0u};
+  }));
+}
+
 void addHalfCases(CaseList &L) {
+  addHalfSetCases(L);
   L.push_back(Hc("add.f16", {"f16", "f16"}, "f16", rows2(H, H),
                  [](auto &R) { return std::vector<u64>{f2h(h2f(R[0]) + h2f(R[1]))}; }));
   L.push_back(Hc("sub.rn.f16", {"f16", "f16"}, "f16", rows2(H, H),
