@@ -777,7 +777,9 @@ ArrayRef<StringRef> liftedFamilies() {
       "shfl", "vote", "match", "activemask", "redux", "elect",
       // LiftControl.cpp, LiftBarrier.cpp, LiftCall.cpp
       "bra", "brx", "call", "ret", "exit", "trap", "brkpt", "pmevent", "nanosleep", "bar",
-      "barrier", "membar", "fence", "griddepcontrol"};
+      "barrier", "membar", "fence", "griddepcontrol",
+      // LiftVideo.cpp
+      "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr"};
   return Families;
 }
 
@@ -816,6 +818,8 @@ Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {
     return liftAtomic(*this, I);
   if (Cat == "control" || Cat == "barrier")
     return liftControl(*this, I);
+  if (Cat == "video")
+    return liftVideo(*this, I);
   return unsupported("unsupported instruction (" + Op + ", " + Cat + ")");
 }
 

@@ -175,6 +175,8 @@ llvm::Value *warpSpecialRegister(FunctionLifter &L, llvm::StringRef Name);
 /// %clock, %clock64, %globaltimer, %smid, %nsmid, %gridid, %dynamic_smem_size, %total_smem_size,
 /// %envregN, %pmN (LiftSpecial.cpp); null for other names.
 llvm::Value *otherSpecialRegister(FunctionLifter &L, llvm::StringRef Name);
+/// vadd, vsub, vabsdiff, vmin, vmax, vshl, vshr: the scalar video instructions (LiftVideo.cpp).
+llvm::Error liftVideo(FunctionLifter &L, const ptx::Instruction &I);
 /// cp.async (LiftAsyncCopy.cpp).
 llvm::Error liftCpAsync(FunctionLifter &L, const ptx::Instruction &I);
 /// tanh.approx on f32 (LiftHalf.cpp): within the 2^-11 relative error PTX allows.

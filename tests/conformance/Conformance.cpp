@@ -123,6 +123,7 @@ const CaseList &allCases() {
     addFenceCases(L);
     addWarpCases(L);
     addControlCases(L);
+    addVideoCases(L);
     addSpecialCases(L);
     for (Case &C : L)
       if (C.Skip.empty())

@@ -68,6 +68,7 @@ void addAtomicCases(CaseList &L);
 void addBarrierCases(CaseList &L);
 void addFenceCases(CaseList &L);
 void addWarpCases(CaseList &L);
+void addVideoCases(CaseList &L);
 void addControlCases(CaseList &L);
 void addSpecialCases(CaseList &L);
 
