@@ -1,6 +1,7 @@
 // PTX parse throughput on one core over the toolkit corpus (every unique PTX text, loaded into
-// memory first), and the parser's memory per input byte: the arena plus the source copy the
-// Module keeps, relative to the text size. Inputs: the toolkit under REPTX_CUDA_HOME
+// memory first), and the parser's memory per input byte: every byte the Module owns (its copy of
+// the source, arena, intern and spelling tables, item lists; Module::memoryBytes), relative to
+// the text size. Inputs: the toolkit under REPTX_CUDA_HOME
 // (default /usr/local/cuda).
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -78,7 +79,7 @@ void BM_ParseCorpus(benchmark::State &State) {
       ptx::ParseResult R = ptx::parse("corpus.ptx", T);
       Errors += R.Errors.size();
       Bytes += T.size();
-      double Used = double(R.M->arenaBytes() + R.M->source().size());
+      double Used = double(R.M->memoryBytes());
       SumArena += Used;
       double Ratio = Used / double(std::max<size_t>(T.size(), 1));
       if (T.size() > 1000000)

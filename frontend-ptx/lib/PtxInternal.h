@@ -42,6 +42,12 @@ public:
     int Family = -1;
     std::string Error;       // empty when the modifiers are valid
     uint32_t ErrorDelta = 0; // offset of the error from the opcode
+    uint32_t Index = 0;      // in the Module's spelling table
+    // For checkOperands, worked out once per spelling: whether the family's operand string
+    // describes this form, and the instruction type (for the width of memory-access values).
+    bool CheckOperands = false;
+    llvm::StringRef Type;
+    unsigned TypeBits = 0;
   };
   const Spelling *spelling(Symbol Full) const {
     auto It = SpellingIndex.find(Full.data());
@@ -69,7 +75,7 @@ private:
   /// Scope index (0 = parameters) where Name is declared, or -1; Decl receives its declaration.
   int findScope(Symbol Name, const VarDecl **Decl = nullptr) const;
   /// Operand kinds and memory-access widths against the family's operand string.
-  void checkOperands(const Instruction &I, const InstructionFamily &F);
+  void checkOperands(const Instruction &I, const InstructionFamily &F, const Spelling &S);
   void error(uint32_t Offset, const llvm::Twine &Msg);
 
   Module &M;

@@ -9,6 +9,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include "llvm/Support/SaveAndRestore.h"
+#include "llvm/Support/SwapByteOrder.h"
 #include <xxhash.h>
 
 #include <algorithm>
@@ -122,6 +123,43 @@ private:
   // over these, so deeper input is an error rather than a stack overflow.
   static constexpr unsigned MaxNesting = 256;
   unsigned Nesting = 0;
+  // Operand elements of the instruction being parsed: they live until it is encoded.
+  llvm::BumpPtrAllocator Scratch;
+  llvm::DenseMap<uint64_t, const Expr *> IntLeaves; // shared integer leaves of expressions
+
+  // Names of up to 8 bytes (registers, components) are looked up in a direct-mapped cache keyed
+  // by their bytes before the Module's intern table: no hashing of the text, no string compare.
+  struct CachedName {
+    uint64_t Key = 0; // the name's bytes, zero-padded (names contain no NUL); 0: empty
+    Symbol Sym;
+  };
+  static constexpr unsigned NameCacheBits = 11;
+  std::unique_ptr<CachedName[]> NameCache{new CachedName[1u << NameCacheBits]};
+  Symbol name(llvm::StringRef S) {
+    if (S.empty() || S.size() > 8)
+      return M.intern(S);
+    uint64_t Key = 0;
+    if (llvm::sys::IsLittleEndianHost && S.data() + 8 <= M.source().end()) {
+      std::memcpy(&Key, S.data(), 8);
+      if (S.size() < 8)
+        Key &= (uint64_t(1) << (8 * S.size())) - 1;
+    } else {
+      std::memcpy(&Key, S.data(), S.size());
+    }
+    CachedName &C = NameCache[(Key * 0x9E3779B97F4A7C15ULL) >> (64 - NameCacheBits)];
+    if (C.Key != Key) {
+      C.Key = Key;
+      C.Sym = M.intern(S);
+    }
+    return C.Sym;
+  }
+  llvm::ArrayRef<Operand> scratchCopy(llvm::ArrayRef<Operand> A) {
+    if (A.empty())
+      return {};
+    Operand *P = Scratch.Allocate<Operand>(A.size());
+    std::uninitialized_copy(A.begin(), A.end(), P);
+    return {P, A.size()};
+  }
 
   // ---------------------------------------------------------------- tokens
 
@@ -729,15 +767,27 @@ private:
         return nullptr;
       return E;
     }
-    auto *E = M.make<Expr>();
-    E->L = {Off};
     if (Cur.K == Tok::Int) {
-      E->K = Expr::Int;
-      if (!intValue(Cur, E->IntValue))
+      int64_t Value = 0;
+      if (!intValue(Cur, Value))
         return nullptr;
       advance();
-      return E;
+      // Integer leaves are shared: initializers of byte arrays repeat few values, and a leaf's
+      // location (its first occurrence) is only used while parsing.
+      // (The map's two reserved keys, -1 and -2, are not shared.)
+      const Expr *Fresh = nullptr;
+      const Expr *&Leaf = uint64_t(Value) >= UINT64_MAX - 1 ? Fresh : IntLeaves[uint64_t(Value)];
+      if (!Leaf) {
+        auto *E = M.make<Expr>();
+        E->L = {Off};
+        E->K = Expr::Int;
+        E->IntValue = Value;
+        Leaf = E;
+      }
+      return Leaf;
     }
+    auto *E = M.make<Expr>();
+    E->L = {Off};
     if (Cur.K == Tok::Float) {
       E->K = Expr::Float;
       if (!floatValue(Cur, E->FloatBits, E->IsDouble))
@@ -932,18 +982,19 @@ private:
     }
     if (Cur.K == Tok::Ident && Ahead.is(':')) {
       S.K = Statement::Label;
-      S.LabelName = M.intern(Cur.Text);
+      Symbol LabelName = name(Cur.Text);
+      S.Sym = Module::symbolId(LabelName);
       advance();
       advance();
       if (isDot(".callprototype")) {
         // Kept in the body as a label statement so the printer writes it back in place.
-        if (!parsePrototype(S.LabelName, S.L.Offset))
+        if (!parsePrototype(LabelName, S.L.Offset))
           return false;
         Body.push_back(S);
         return true;
       }
       if (isDot(".branchtargets") || isDot(".calltargets")) {
-        V.declareLabel(S.LabelName, S.L.Offset);
+        V.declareLabel(LabelName, S.L.Offset);
         Statement D;
         D.L = {Cur.Offset};
         D.K = Statement::Directive;
@@ -954,7 +1005,7 @@ private:
         Body.push_back(D);
         return true;
       }
-      V.declareLabel(S.LabelName, S.L.Offset);
+      V.declareLabel(LabelName, S.L.Offset);
       Body.push_back(S);
       return true;
     }
@@ -991,11 +1042,9 @@ private:
       return true;
     }
     if (Cur.is('@') || Cur.K == Tok::Ident) {
-      const Instruction *I = parseInstruction();
-      if (!I)
-        return false;
       S.K = Statement::Instr;
-      S.I = I;
+      if (!parseInstruction(S))
+        return false;
       Body.push_back(S);
       return true;
     }
@@ -1051,23 +1100,27 @@ private:
 
   // ---------------------------------------------------------------- instructions
 
-  const Instruction *parseInstruction() {
-    auto *I = M.make<Instruction>();
-    I->L = {Cur.Offset};
+  /// Parses an instruction into S: the operands are parsed into scratch memory, validated, then
+  /// encoded into the Module's compact operand stream.
+  bool parseInstruction(Statement &S) {
+    Scratch.Reset();
+    Instruction I;
+    Instruction *IP = &I;
+    IP->L = {Cur.Offset};
     if (accept('@')) {
       if (accept('!'))
-        I->GuardNegated = true;
+        IP->GuardNegated = true;
       if (Cur.K != Tok::Ident) {
         error("expected a predicate register after '@', found " + describe(Cur));
-        return nullptr;
+        return false;
       }
-      I->Guard = M.intern(Cur.Text);
-      V.useRegister(I->Guard, Cur.Offset);
+      IP->Guard = name(Cur.Text);
+      V.useRegister(IP->Guard, Cur.Offset);
       advance();
     }
     if (Cur.K != Tok::Ident) {
       error("expected an instruction opcode, found " + describe(Cur));
-      return nullptr;
+      return false;
     }
     uint32_t OpOff = Cur.Offset;
     // The spelling "ld.global.nc.v4.f32" is interned as a whole: a module repeats few distinct
@@ -1089,33 +1142,42 @@ private:
         Mods.push_back(M.intern(T.Text));
       Sp = V.addSpelling(Spelling, M.intern(Op), M.copy(llvm::ArrayRef<Symbol>(Mods)));
     }
-    I->Opcode = Sp->Opcode;
-    I->Mods = Sp->Mods;
-    llvm::SmallVector<Operand, 4> Ops;
+    IP->Opcode = Sp->Opcode;
+    IP->Mods = Sp->Mods;
+    llvm::SmallVector<Operand, 6> Ops;
     if (!Cur.is(';')) {
       do {
         Operand O;
         if (!parseOperand(O))
-          return nullptr;
+          return false;
         Ops.push_back(O);
       } while (accept(','));
     }
     if (!expect(';', "after the instruction operands"))
-      return nullptr;
-    I->Ops = M.copy(llvm::ArrayRef<Operand>(Ops));
-    V.checkInstruction(*I, *Sp, OpOff);
-    return I;
+      return false;
+    if (Ops.size() > UINT16_MAX) {
+      error(IP->L.Offset, llvm::formatv("more than {0} operands", UINT16_MAX));
+      return false;
+    }
+    IP->Ops = Ops;
+    V.checkInstruction(I, *Sp, OpOff);
+    S.GuardNegated = IP->GuardNegated;
+    S.Guard = IP->Guard.empty() ? 0 : Module::symbolId(IP->Guard) + 1;
+    S.Sym = Sp->Index;
+    S.NumOps = uint16_t(Ops.size());
+    S.Ops = M.encodeOperands(Ops, IP->L.Offset);
+    return true;
   }
 
   bool parseNameOperand(Operand &O) {
     O.K = Operand::Name;
     O.L = {Cur.Offset};
-    O.Sym = M.intern(Cur.Text);
+    O.Sym = name(Cur.Text);
     uint32_t Off = Cur.Offset;
     advance();
     if (Cur.K == Tok::Dot && !Cur.SpaceBefore) {
       // %tid.x, %r1.y: component selector
-      O.Component = M.intern(Cur.Text);
+      O.Component = name(Cur.Text);
       advance();
     }
     V.useName(O.Sym, Off);
@@ -1190,7 +1252,7 @@ private:
       }
       if (!expect(']', "to close the address"))
         return false;
-      O.Elems = M.copy(llvm::ArrayRef<Operand>(Elems));
+      O.Elems = scratchCopy(Elems);
       return true;
     }
     if (Cur.is('{') || Cur.is('(')) {
@@ -1208,7 +1270,7 @@ private:
       }
       if (!expect(Close, Close == '}' ? "to close the vector" : "to close the list"))
         return false;
-      O.Elems = M.copy(llvm::ArrayRef<Operand>(Elems));
+      O.Elems = scratchCopy(Elems);
       return true;
     }
     // d|p: a value and a predicate destination (shfl, match.all, elect; d may be the sink `_`).
@@ -1224,7 +1286,7 @@ private:
       O = Operand();
       O.K = Operand::Pair;
       O.L = Pair[0].L;
-      O.Elems = M.copy(llvm::ArrayRef<Operand>(Pair));
+      O.Elems = scratchCopy(Pair);
       return true;
     };
     if (Cur.K == Tok::Sink) {
@@ -1290,31 +1352,269 @@ static inline bool sameBytes(const char *A, const char *B, size_t N) {
 Symbol Module::intern(llvm::StringRef S) {
   if ((InternCount + 1) * 4 > InternTable.size() * 3) {
     std::vector<InternSlot> Old = std::move(InternTable);
-    InternTable.assign(Old.empty() ? 1024 : Old.size() * 2, InternSlot{0, nullptr, 0});
+    size_t Size = 256;
+    while (Size < Source.size() / 128) // about one distinct name per 100 bytes of PTX
+      Size *= 2;
+    InternTable.assign(Old.empty() ? Size : Old.size() * 2, InternSlot{0, 0});
     size_t Mask = InternTable.size() - 1;
     for (const InternSlot &E : Old)
-      if (E.Data) {
+      if (E.IdPlus1) {
         size_t I = E.Hash & Mask;
-        while (InternTable[I].Data)
+        while (InternTable[I].IdPlus1)
           I = (I + 1) & Mask;
         InternTable[I] = E;
       }
   }
-  uint64_t H = XXH3_64bits(S.data(), S.size());
+  uint32_t H = uint32_t(XXH3_64bits(S.data(), S.size()));
   size_t Mask = InternTable.size() - 1;
   for (size_t I = H & Mask;; I = (I + 1) & Mask) {
     InternSlot &E = InternTable[I];
-    if (!E.Data) {
-      char *P = Arena.Allocate<char>(S.size() + 1);
+    if (!E.IdPlus1) {
+      // [4-byte id][4-byte size][bytes][NUL]: symbolId() and symbol() read them back.
+      char *P = Arena.Allocate<char>(S.size() + 9) + 8;
+      uint32_t Id = uint32_t(SymbolsById.size()), Size = uint32_t(S.size());
+      std::memcpy(P - 8, &Id, 4);
+      std::memcpy(P - 4, &Size, 4);
       std::memcpy(P, S.data(), S.size());
       P[S.size()] = '\0';
-      E = {H, P, uint32_t(S.size())};
+      E = {H, Id + 1};
       ++InternCount;
+      SymbolsById.push_back(P);
       return Symbol(P, S.size());
     }
-    if (E.Hash == H && E.Size == S.size() && sameBytes(E.Data, S.data(), S.size()))
-      return Symbol(E.Data, E.Size);
+    if (E.Hash == H) {
+      const char *P = SymbolsById[E.IdPlus1 - 1];
+      uint32_t Size;
+      std::memcpy(&Size, P - 4, 4);
+      if (Size == S.size() && sameBytes(P, S.data(), S.size()))
+        return Symbol(P, Size);
+    }
   }
+}
+
+// ---------------------------------------------------------------- operand streams
+
+/// One node of an instruction's operand stream. Operands are written in pre-order: a node, its
+/// extension slots (a 64-bit value, a component), then its elements.
+struct OpNode {
+  uint8_t K;      // Operand::Kind
+  uint8_t Flags;  // NodeFlags
+  uint16_t Delta; // offset of the operand from its instruction (saturated)
+  uint32_t V;     // symbol id, 32-bit value, float bits or element count
+};
+static_assert(sizeof(OpNode) == 8);
+
+namespace {
+
+enum NodeFlags : uint8_t {
+  NNegated = 1,
+  NMinus = 2,
+  NIsDouble = 4,
+  NUnsigned = 8,
+  NWide = 16,      // next slot: the 64-bit value (Int, Float, ExprOp pointer)
+  NComponent = 32, // next slot: V = the component's symbol id
+  NOffset = 64,    // Address: next slot: the 64-bit offset
+};
+
+OpNode rawSlot(uint64_t X) {
+  OpNode N;
+  std::memcpy(&N, &X, 8);
+  return N;
+}
+uint64_t rawValue(const OpNode &N) {
+  uint64_t X;
+  std::memcpy(&X, &N, 8);
+  return X;
+}
+
+void encodeOne(llvm::SmallVectorImpl<OpNode> &Out, const Operand &O, uint32_t Base) {
+  OpNode N{uint8_t(O.K), 0, uint16_t(std::min<uint32_t>(O.L.Offset - Base, UINT16_MAX)), 0};
+  if (O.L.Offset < Base)
+    N.Delta = 0;
+  if (O.Negated)
+    N.Flags |= NNegated;
+  if (O.Minus)
+    N.Flags |= NMinus;
+  switch (O.K) {
+  case Operand::Name:
+    N.V = Module::symbolId(O.Sym);
+    if (!O.Component.empty()) {
+      N.Flags |= NComponent;
+      Out.push_back(N);
+      Out.push_back(OpNode{0, 0, 0, Module::symbolId(O.Component)});
+      return;
+    }
+    Out.push_back(N);
+    return;
+  case Operand::Int:
+    if (O.Unsigned)
+      N.Flags |= NUnsigned;
+    if (O.IntValue == int64_t(int32_t(O.IntValue))) {
+      N.V = uint32_t(int32_t(O.IntValue));
+      Out.push_back(N);
+    } else {
+      N.Flags |= NWide;
+      Out.push_back(N);
+      Out.push_back(rawSlot(uint64_t(O.IntValue)));
+    }
+    return;
+  case Operand::Float:
+    if (O.IsDouble) {
+      N.Flags |= NIsDouble | NWide;
+      Out.push_back(N);
+      Out.push_back(rawSlot(O.FloatBits));
+    } else {
+      N.V = uint32_t(O.FloatBits);
+      Out.push_back(N);
+    }
+    return;
+  case Operand::Sink:
+    Out.push_back(N);
+    return;
+  case Operand::ExprOp: {
+    N.Flags |= NWide;
+    Out.push_back(N);
+    uint64_t P = 0;
+    std::memcpy(&P, &O.E, sizeof O.E);
+    Out.push_back(rawSlot(P));
+    return;
+  }
+  case Operand::Vector:
+  case Operand::Address:
+  case Operand::List:
+  case Operand::Pair:
+    N.V = uint32_t(O.Elems.size());
+    if (O.K == Operand::Address && O.IntValue)
+      N.Flags |= NOffset;
+    Out.push_back(N);
+    if (N.Flags & NOffset)
+      Out.push_back(rawSlot(uint64_t(O.IntValue)));
+    for (const Operand &E : O.Elems)
+      encodeOne(Out, E, Base);
+    return;
+  }
+}
+
+/// Moves past one operand's nodes, counting the operands (itself and its elements) in Count.
+const OpNode *skipOne(const OpNode *P, size_t &Count) {
+  const OpNode &N = *P++;
+  ++Count;
+  if (N.Flags & (NWide | NComponent | NOffset))
+    ++P;
+  switch (N.K) {
+  case Operand::Vector:
+  case Operand::Address:
+  case Operand::List:
+  case Operand::Pair:
+    for (uint32_t I = 0; I < N.V; ++I)
+      P = skipOne(P, Count);
+    break;
+  default:
+    break;
+  }
+  return P;
+}
+
+} // namespace
+
+const OpNode *Module::encodeOperands(llvm::ArrayRef<Operand> Ops, uint32_t Base) {
+  if (Ops.empty())
+    return nullptr;
+  llvm::SmallVector<OpNode, 16> Out;
+  for (const Operand &O : Ops)
+    encodeOne(Out, O, Base);
+  OpNode *P = Arena.Allocate<OpNode>(Out.size());
+  std::memcpy(P, Out.data(), Out.size() * sizeof(OpNode));
+  return P;
+}
+
+namespace {
+
+struct Decoder {
+  const Module &M;
+  uint32_t Base;
+  std::vector<Operand> &Store;
+
+  const OpNode *one(const OpNode *P, size_t Index) {
+    const OpNode &N = *P++;
+    Operand O;
+    O.K = Operand::Kind(N.K);
+    O.L = {Base + N.Delta};
+    O.Negated = N.Flags & NNegated;
+    O.Minus = N.Flags & NMinus;
+    switch (O.K) {
+    case Operand::Name:
+      O.Sym = M.symbol(N.V);
+      if (N.Flags & NComponent)
+        O.Component = M.symbol((P++)->V);
+      break;
+    case Operand::Int:
+      O.Unsigned = N.Flags & NUnsigned;
+      O.IntValue = N.Flags & NWide ? int64_t(rawValue(*P++)) : int64_t(int32_t(N.V));
+      break;
+    case Operand::Float:
+      O.IsDouble = N.Flags & NIsDouble;
+      O.FloatBits = N.Flags & NWide ? rawValue(*P++) : N.V;
+      break;
+    case Operand::Sink:
+      break;
+    case Operand::ExprOp: {
+      uint64_t X = rawValue(*P++);
+      std::memcpy(&O.E, &X, sizeof O.E);
+      break;
+    }
+    case Operand::Vector:
+    case Operand::Address:
+    case Operand::List:
+    case Operand::Pair: {
+      if (N.Flags & NOffset)
+        O.IntValue = int64_t(rawValue(*P++));
+      size_t First = Store.size();
+      Store.resize(First + N.V);
+      for (uint32_t I = 0; I < N.V; ++I)
+        P = one(P, First + I);
+      O.Elems = llvm::ArrayRef<Operand>(Store.data() + First, N.V);
+      break;
+    }
+    }
+    Store[Index] = O;
+    return P;
+  }
+};
+
+} // namespace
+
+void Module::decode(const Statement &S, Instruction &Out) const {
+  Out.L = S.L;
+  Out.Guard = S.Guard ? symbol(S.Guard - 1) : Symbol();
+  Out.GuardNegated = S.GuardNegated;
+  const SpellingInfo &Sp = Spellings[S.Sym];
+  Out.Opcode = Sp.Opcode;
+  Out.Mods = Sp.Mods;
+  Out.Family = Sp.Family < 0 ? 0 : uint16_t(Sp.Family);
+  Out.Storage.clear();
+  size_t Count = 0;
+  const OpNode *P = S.Ops;
+  for (unsigned I = 0; I < S.NumOps; ++I)
+    P = skipOne(P, Count);
+  // Reserved up front: elements are referenced by pointer while later ones are appended.
+  Out.Storage.reserve(Count);
+  Out.Storage.resize(S.NumOps);
+  Decoder D{*this, S.L.Offset, Out.Storage};
+  P = S.Ops;
+  for (unsigned I = 0; I < S.NumOps; ++I)
+    P = D.one(P, I);
+  Out.Ops = llvm::ArrayRef<Operand>(Out.Storage.data(), S.NumOps);
+}
+
+size_t Module::memoryBytes() const {
+  size_t N = sizeof(*this) + Name.capacity() + Source.capacity() + Arena.getTotalMemory();
+  N += InternTable.capacity() * sizeof(InternSlot) + SymbolsById.capacity() * sizeof(const char *);
+  N += Spellings.capacity() * sizeof(SpellingInfo) + LineStarts.capacity() * sizeof(uint32_t);
+  N += Items.capacity() * sizeof(TopLevel) + Prototypes.capacity() * sizeof(const Prototype *);
+  if (Targets.capacity() > 2) // beyond the inline storage
+    N += Targets.capacity() * sizeof(Symbol);
+  return N;
 }
 
 std::pair<unsigned, unsigned> Module::lineCol(Loc L) const {
@@ -1342,6 +1642,7 @@ ParseResult parse(std::string Name, std::string Source, const ParseOptions &Opts
   Parser P(*R.M, R.Errors, Opts);
   P.parseModule();
   P.V.finishModule();
+  R.M->finishParse();
   if (R.M->VersionMajor == 0 && R.Errors.empty())
     R.Errors.push_back({Loc{0}, "missing .version directive"});
   // Report in source order; errors found at the end of a function or module come last otherwise.

@@ -226,8 +226,13 @@ void printInstruction(llvm::raw_ostream &OS, const Instruction &I) {
   OS << ";";
 }
 
-void printBlock(llvm::raw_ostream &OS, const Block &B, unsigned Indent,
-                const std::vector<const Prototype *> &Protos);
+struct BodyPrinter {
+  llvm::raw_ostream &OS;
+  const Module &M;
+  Instruction Scratch; // decoded instruction, storage reused
+  void block(const Block &B, unsigned Indent);
+  void statement(const Statement &S, unsigned Indent);
+};
 
 void printPrototype(llvm::raw_ostream &OS, const Prototype &P) {
   OS << P.Name << ": .callprototype ";
@@ -240,13 +245,13 @@ void printPrototype(llvm::raw_ostream &OS, const Prototype &P) {
   OS << ";";
 }
 
-void printStatement(llvm::raw_ostream &OS, const Statement &S, unsigned Indent,
-                    const std::vector<const Prototype *> &Protos) {
+void BodyPrinter::statement(const Statement &S, unsigned Indent) {
   std::string Tabs(Indent, '\t');
   switch (S.K) {
   case Statement::Instr:
     OS << Tabs;
-    printInstruction(OS, *S.I);
+    M.decode(S, Scratch);
+    printInstruction(OS, Scratch);
     OS << "\n";
     return;
   case Statement::Decl:
@@ -255,19 +260,20 @@ void printStatement(llvm::raw_ostream &OS, const Statement &S, unsigned Indent,
     OS << ";\n";
     return;
   case Statement::Label: {
-    for (const Prototype *P : Protos)
-      if (P->Name.data() == S.LabelName.data() && P->L.Offset == S.L.Offset) {
+    Symbol Name = M.label(S);
+    for (const Prototype *P : M.Prototypes)
+      if (P->Name.data() == Name.data() && P->L.Offset == S.L.Offset) {
         OS << Tabs;
         printPrototype(OS, *P);
         OS << "\n";
         return;
       }
-    OS << S.LabelName << ":\n";
+    OS << Name << ":\n";
     return;
   }
   case Statement::Scope:
     OS << Tabs;
-    printBlock(OS, *S.B, Indent, Protos);
+    block(*S.B, Indent);
     return;
   case Statement::Directive:
     OS << Tabs << S.R->Text
@@ -277,11 +283,10 @@ void printStatement(llvm::raw_ostream &OS, const Statement &S, unsigned Indent,
   }
 }
 
-void printBlock(llvm::raw_ostream &OS, const Block &B, unsigned Indent,
-                const std::vector<const Prototype *> &Protos) {
+void BodyPrinter::block(const Block &B, unsigned Indent) {
   OS << "{\n";
   for (const Statement &S : B.Body)
-    printStatement(OS, S, Indent + 1, Protos);
+    statement(S, Indent + 1);
   OS << std::string(Indent, '\t') << "}\n";
 }
 
@@ -357,7 +362,7 @@ void print(llvm::raw_ostream &OS, const Module &M) {
       for (const RawDirective *P : F.Pragmas)
         OS << P->Text << ";\n";
       if (F.Body)
-        printBlock(OS, *F.Body, 0, M.Prototypes);
+        BodyPrinter{OS, M, {}}.block(*F.Body, 0);
       else
         OS << ";\n";
       break;
@@ -371,6 +376,8 @@ void print(llvm::raw_ostream &OS, const Module &M) {
 namespace {
 
 struct Comparer {
+  const Module &MA, &MB;
+  Instruction IA, IB; // decoded instructions, storage reused
   std::string Why;
 
   bool fail(const llvm::Twine &W) {
@@ -437,7 +444,9 @@ struct Comparer {
         return fail("statement kind differs");
       switch (X.K) {
       case Statement::Instr: {
-        const Instruction &P = *X.I, &Q = *Y.I;
+        MA.decode(X, IA);
+        MB.decode(Y, IB);
+        const Instruction &P = IA, &Q = IB;
         if (P.Guard != Q.Guard || P.GuardNegated != Q.GuardNegated || P.Opcode != Q.Opcode ||
             P.Mods.size() != Q.Mods.size() || P.Ops.size() != Q.Ops.size())
           return fail("instruction '" + P.Opcode + "' differs");
@@ -454,7 +463,7 @@ struct Comparer {
           return false;
         break;
       case Statement::Label:
-        if (X.LabelName != Y.LabelName)
+        if (MA.label(X) != MB.label(Y))
           return fail("label differs");
         break;
       case Statement::Scope:
@@ -522,7 +531,7 @@ struct Comparer {
 } // namespace
 
 bool equivalent(const Module &A, const Module &B, std::string *Why) {
-  Comparer C;
+  Comparer C{A, B, {}, {}, {}};
   bool Same = C.module(A, B);
   if (!Same && Why)
     *Why = C.Why;

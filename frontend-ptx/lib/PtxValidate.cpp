@@ -350,6 +350,17 @@ const Validator::Spelling *Validator::addSpelling(Symbol Full, Symbol Opcode,
              llvm::formatv("'{0}' needs a {1} modifier ({2})", Opcode, F->Groups[G].Name, Allowed));
       }
   }
+  if (F && !F->Operands.empty()) {
+    S.CheckOperands = true;
+    for (Symbol Mod : Mods)
+      if (llvm::is_contained(F->OperandsExcept, Mod))
+        S.CheckOperands = false;
+    for (Symbol Mod : Mods)
+      if (int G = F->groupOf(Mod); G >= 0 && F->Groups[G].Name == "type")
+        S.Type = Mod;
+    S.TypeBits = typeBits(S.Type);
+  }
+  S.Index = M.addSpelling(Opcode, Mods, S.Family);
   SpellingIndex[Full.data()] = unsigned(Spellings.size());
   Spellings.push_back(std::move(S));
   return &Spellings.back();
@@ -376,15 +387,13 @@ void Validator::checkInstruction(Instruction &I, const Spelling &S, uint32_t Opc
                                     F->MaxOps == 1 ? "" : "s", I.Ops.size()));
     return;
   }
-  checkOperands(I, *F);
+  checkOperands(I, *F, S);
 }
 
-void Validator::checkOperands(const Instruction &I, const InstructionFamily &F) {
-  if (F.Operands.empty())
+void Validator::checkOperands(const Instruction &I, const InstructionFamily &F,
+                              const Spelling &Sp) {
+  if (!Sp.CheckOperands)
     return;
-  for (Symbol Mod : I.Mods)
-    if (llvm::is_contained(F.OperandsExcept, Mod))
-      return;
   struct Slot {
     char Kind;
     bool Optional;
@@ -393,11 +402,8 @@ void Validator::checkOperands(const Instruction &I, const InstructionFamily &F) 
   for (size_t P = 0; P < F.Operands.size(); ++P)
     if (F.Operands[P] != '?')
       Slots.push_back({F.Operands[P], P + 1 < F.Operands.size() && F.Operands[P + 1] == '?'});
-  llvm::StringRef Type; // the instruction type, for the width of memory-access values
-  for (Symbol Mod : I.Mods)
-    if (int G = F.groupOf(Mod); G >= 0 && F.Groups[G].Name == "type")
-      Type = Mod;
-  unsigned TypeBits = typeBits(Type);
+  llvm::StringRef Type = Sp.Type; // the instruction type, for the width of memory-access values
+  unsigned TypeBits = Sp.TypeBits;
   auto Local = [&](const Operand &O) -> const VarDecl * {
     const VarDecl *D = nullptr;
     return O.K == Operand::Name && findScope(O.Sym, &D) >= 0 ? D : nullptr;

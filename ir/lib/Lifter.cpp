@@ -556,7 +556,7 @@ void FunctionLifter::collectLabels(const ptx::Block &Blk) {
   for (size_t K = 0; K < Blk.Body.size(); ++K) {
     const ptx::Statement &S = Blk.Body[K];
     if (S.K == ptx::Statement::Label) {
-      labelBlock(S.LabelName);
+      labelBlock(PM.label(S));
       // `name: .branchtargets L0, L1, ...;` — a label statement followed by the directive,
       // whose text the parser keeps verbatim (and has checked: labels separated by commas).
       const ptx::Statement *Next = K + 1 < Blk.Body.size() ? &Blk.Body[K + 1] : nullptr;
@@ -565,7 +565,7 @@ void FunctionLifter::collectLabels(const ptx::Block &Blk) {
         List.consume_front(".branchtargets");
         SmallVector<StringRef, 8> Names;
         List.split(Names, ',');
-        auto &Targets = BranchTargets[S.LabelName];
+        auto &Targets = BranchTargets[PM.label(S)];
         for (StringRef N : Names)
           if (!N.trim().empty())
             Targets.push_back(N.trim());
@@ -831,7 +831,7 @@ Error FunctionLifter::liftBlock(const ptx::Block &Blk) {
         return E;
       break;
     case ptx::Statement::Label: {
-      BasicBlock *BB = labelBlock(S.LabelName);
+      BasicBlock *BB = labelBlock(PM.label(S));
       BB->moveAfter(B.GetInsertBlock()); // keep the blocks in PTX order
       if (!B.GetInsertBlock()->getTerminator())
         B.CreateBr(BB);
@@ -848,7 +848,8 @@ Error FunctionLifter::liftBlock(const ptx::Block &Blk) {
     case ptx::Statement::Directive:
       break; // .loc, .pragma: no semantics here
     case ptx::Statement::Instr: {
-      const ptx::Instruction &I = *S.I;
+      PM.decode(S, CurInstr);
+      const ptx::Instruction &I = CurInstr;
       Cur = &I;
       bool IsBranch = I.Opcode == "bra";
       if (I.Guard.empty() || IsBranch) {

@@ -44,6 +44,7 @@ public:
   llvm::IRBuilder<> B;
   llvm::LLVMContext &Ctx;
   const ptx::Instruction *Cur = nullptr;
+  ptx::Instruction CurInstr; // the instruction being lifted, decoded from its statement
 
   /// An error for the current instruction: names the kernel, file:line and the instruction.
   llvm::Error unsupported(const llvm::Twine &Why = "unsupported instruction") const;

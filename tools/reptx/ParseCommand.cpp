@@ -28,13 +28,13 @@ struct Summary {
   uint64_t Instructions = 0;
   std::vector<uint64_t> ByFamily = std::vector<uint64_t>(ptx::instructionFamilies().size());
 
-  void countBlock(const ptx::Block &B) {
+  void countBlock(const ptx::Module &M, const ptx::Block &B) {
     for (const ptx::Statement &S : B.Body) {
       if (S.K == ptx::Statement::Instr) {
         ++Instructions;
-        ++ByFamily[S.I->Family];
+        ++ByFamily[M.family(S)];
       } else if (S.K == ptx::Statement::Scope) {
-        countBlock(*S.B);
+        countBlock(M, *S.B);
       }
     }
   }
@@ -52,7 +52,7 @@ bool parseOne(const std::string &Name, std::string Text, const ParseOpts &O, Sum
   for (const ptx::TopLevel &T : R.M->Items)
     if (T.K == ptx::TopLevel::Func && T.F->Body) {
       ++(T.F->IsEntry ? Sum.Kernels : Sum.Functions);
-      Sum.countBlock(*T.F->Body);
+      Sum.countBlock(*R.M, *T.F->Body);
     }
   if (O.Print)
     ptx::print(llvm::outs(), *R.M);

@@ -8,6 +8,7 @@
 #include "llvm/Support/Allocator.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -114,6 +115,10 @@ struct VarDecl {
   llvm::ArrayRef<TypeName> Attributes; // other qualifiers: .attribute(.managed), .unified...
 };
 
+/// An instruction as consumers see it: decoded from the compact Statement by Module::decode or
+/// Module::instruction (the tree itself keeps instructions inline in their Statement and operands
+/// in an 8-byte-per-node stream). Ops and their elements live in Storage, so an Instruction can be
+/// moved but not copied.
 struct Instruction {
   Loc L;
   Symbol Guard; // predicate register; empty when unguarded
@@ -121,7 +126,14 @@ struct Instruction {
   Symbol Opcode;               // "ld"
   llvm::ArrayRef<Symbol> Mods; // ".global", ".v4", ".f32" (as written, in order)
   llvm::ArrayRef<Operand> Ops;
-  uint16_t Family = 0; // index into the instruction table
+  uint16_t Family = 0;          // index into the instruction table
+  std::vector<Operand> Storage; // backing store of Ops and their elements (decoded instructions)
+
+  Instruction() = default;
+  Instruction(Instruction &&) = default;
+  Instruction &operator=(Instruction &&) = default;
+  Instruction(const Instruction &) = delete;
+  Instruction &operator=(const Instruction &) = delete;
 };
 
 struct Statement;
@@ -140,18 +152,27 @@ struct RawDirective {
   llvm::StringRef Text; // the directive's text up to (not including) its terminator
 };
 
+/// One node of an instruction's operand stream (private to the Module's encoding).
+struct OpNode;
+
+/// A statement of a body, 24 bytes. An instruction is stored inline: its spelling (opcode and
+/// modifiers, one entry per distinct spelling in the Module), its guard and its operands as a
+/// pre-order stream of 8-byte nodes in the arena; Module::decode gives the Instruction view.
 struct Statement {
   enum Kind : uint8_t { Instr, Decl, Label, Scope, Directive };
+  Loc L;
   Kind K = Instr;
+  bool GuardNegated = false; // Instr
+  uint16_t NumOps = 0;       // Instr: top-level operands
+  uint32_t Sym = 0;          // Instr: spelling index (Module::spelling); Label: name (symbol id)
+  uint32_t Guard = 0;        // Instr: guard register's symbol id + 1; 0 when unguarded
   union {
-    const Instruction *I;
+    const OpNode *Ops; // Instr
     const VarDecl *D;
     const Block *B;
     const RawDirective *R;
   };
-  Symbol LabelName; // for Label
-  Loc L;
-  Statement() : I(nullptr) {}
+  Statement() : Ops(nullptr) {}
 };
 
 struct Param {
@@ -214,6 +235,35 @@ public:
   std::vector<TopLevel> Items;
   std::vector<const Prototype *> Prototypes;
 
+  /// A distinct opcode spelling ("ld.global.v4.f32"): its opcode, modifiers and family.
+  struct SpellingInfo {
+    Symbol Opcode;
+    llvm::ArrayRef<Symbol> Mods;
+    int Family = -1; // -1: not in the instruction table
+  };
+  const SpellingInfo &spelling(uint32_t Index) const { return Spellings[Index]; }
+  uint32_t addSpelling(Symbol Opcode, llvm::ArrayRef<Symbol> Mods, int Family) {
+    Spellings.push_back({Opcode, Mods, Family});
+    return uint32_t(Spellings.size() - 1);
+  }
+  /// The instruction-table family of an instruction statement (0 when unknown).
+  uint16_t family(const Statement &S) const {
+    int F = Spellings[S.Sym].Family;
+    return F < 0 ? 0 : uint16_t(F);
+  }
+  /// The name of a label statement.
+  Symbol label(const Statement &S) const { return symbol(S.Sym); }
+  /// Decodes an instruction statement into Out (reusing Out's storage).
+  void decode(const Statement &S, Instruction &Out) const;
+  Instruction instruction(const Statement &S) const {
+    Instruction I;
+    decode(S, I);
+    return I;
+  }
+
+  /// Every byte the module owns: source, arena, intern and side tables.
+  size_t memoryBytes() const;
+
   /// 1-based line and column of a location.
   std::pair<unsigned, unsigned> lineCol(Loc L) const;
   llvm::StringRef lineText(Loc L) const;
@@ -221,6 +271,23 @@ public:
   // Arena allocation used by the parser.
   llvm::BumpPtrAllocator &arena() { return Arena; }
   Symbol intern(llvm::StringRef S);
+  /// The symbol with id Id, and the id of an interned symbol (stored just before its bytes).
+  Symbol symbol(uint32_t Id) const {
+    const char *P = SymbolsById[Id];
+    uint32_t Size;
+    std::memcpy(&Size, P - 4, 4);
+    return Symbol(P, Size);
+  }
+  static uint32_t symbolId(Symbol S) {
+    uint32_t Id;
+    std::memcpy(&Id, S.data() - 8, 4);
+    return Id;
+  }
+  /// Called once parsing is done: gives back the slack of the symbol table.
+  void finishParse() { SymbolsById.shrink_to_fit(); }
+  /// Stores an instruction's operands (parsed, validated) as its operand stream; Base is the
+  /// instruction's offset (operand locations are kept as deltas from it).
+  const OpNode *encodeOperands(llvm::ArrayRef<Operand> Ops, uint32_t Base);
   template <typename T> llvm::ArrayRef<T> copy(llvm::ArrayRef<T> A) {
     if (A.empty())
       return {};
@@ -237,15 +304,17 @@ private:
   std::string Name;
   std::string Source;
   llvm::BumpPtrAllocator Arena;
-  // Open-addressing table of interned names (hash stored, so a probe compares bytes only on a
-  // real match); its strings live in Arena. Interning is the parser's hottest operation.
+  // Open-addressing table of interned names (32 bits of the hash stored, so a probe compares
+  // bytes only on a likely match); its strings live in Arena as [id][size][bytes][NUL].
+  // Interning is the parser's hottest operation.
   struct InternSlot {
-    uint64_t Hash;
-    const char *Data;
-    uint32_t Size;
+    uint32_t Hash;
+    uint32_t IdPlus1; // 0: empty
   };
   std::vector<InternSlot> InternTable;
   size_t InternCount = 0;
+  std::vector<const char *> SymbolsById;
+  std::vector<SpellingInfo> Spellings;
   mutable std::vector<uint32_t> LineStarts;
 };
 
