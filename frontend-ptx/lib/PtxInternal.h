@@ -13,6 +13,39 @@
 namespace reptx::ptx {
 
 StateSpace stateSpaceFromName(llvm::StringRef S);
+
+/// StringRef::getAsInteger(Radix, uint64_t &) inline (radix 2 to 36; the parser converts every
+/// literal and register number): true on error (no digits, a character that is not a digit of the
+/// radix, overflow), and Out is left alone then.
+inline bool parseUnsigned(llvm::StringRef S, unsigned Radix, uint64_t &Out) {
+  if (S.empty())
+    return true;
+  uint64_t R = 0;
+  for (char C : S) {
+    unsigned D;
+    if (C >= '0' && C <= '9')
+      D = unsigned(C - '0');
+    else if (C >= 'a' && C <= 'z')
+      D = unsigned(C - 'a') + 10;
+    else if (C >= 'A' && C <= 'Z')
+      D = unsigned(C - 'A') + 10;
+    else
+      return true;
+    if (D >= Radix || __builtin_mul_overflow(R, uint64_t(Radix), &R) ||
+        __builtin_add_overflow(R, uint64_t(D), &R))
+      return true;
+  }
+  Out = R;
+  return false;
+}
+/// The same for a 32-bit result.
+inline bool parseUnsigned(llvm::StringRef S, unsigned Radix, uint32_t &Out) {
+  uint64_t X = 0;
+  if (parseUnsigned(S, Radix, X) || X > UINT32_MAX)
+    return true;
+  Out = uint32_t(X);
+  return false;
+}
 bool isTypeName(llvm::StringRef S);
 
 /// Semantic checks done while parsing: names declared before use (with PTX's block scoping;
@@ -48,12 +81,14 @@ public:
     bool CheckOperands = false;
     llvm::StringRef Type;
     unsigned TypeBits = 0;
+    struct Slot {
+      char Kind;
+      bool Optional;
+    };
+    llvm::SmallVector<Slot, 8> Slots; // the family's operand string, one slot per operand
   };
-  const Spelling *spelling(Symbol Full) const {
-    auto It = SpellingIndex.find(Full.data());
-    return It == SpellingIndex.end() ? nullptr : &Spellings[It->second];
-  }
-  const Spelling *addSpelling(Symbol Full, Symbol Opcode, llvm::ArrayRef<Symbol> Mods);
+  /// Checks a spelling not seen before (the parser keeps the spellings it has seen).
+  const Spelling *addSpelling(Symbol Opcode, llvm::ArrayRef<Symbol> Mods);
   void checkInstruction(Instruction &I, const Spelling &S, uint32_t OpcodeOffset);
   void finishModule();
 
@@ -74,6 +109,9 @@ private:
 
   /// Scope index (0 = parameters) where Name is declared, or -1; Decl receives its declaration.
   int findScope(Symbol Name, const VarDecl **Decl = nullptr) const;
+  /// The declaration of a name in scope (nullptr when it has none): a name bound to the
+  /// parameter or outermost body scope is looked up once per function.
+  const VarDecl *lookup(Symbol Name);
   /// Operand kinds and memory-access widths against the family's operand string.
   void checkOperands(const Instruction &I, const InstructionFamily &F, const Spelling &S);
   void error(uint32_t Offset, const llvm::Twine &Msg);
@@ -92,11 +130,48 @@ private:
   std::vector<Pending> FunctionPending; // non-local names used in this function
   std::vector<Pending> ModulePending;   // names for module scope
   llvm::DenseSet<const char *> Globals; // variables, functions, prototypes
-  // Names found in the parameter or outermost body scope: they stay visible for the rest of the
-  // function, so later uses need no scope walk.
-  llvm::DenseSet<const char *> FunctionWide;
+  // Names found in the parameter or outermost body scope, by symbol id: they stay visible for the
+  // rest of the function, so later uses need no scope walk. Their declaration is the one in scope
+  // as long as no nested block declares anything (InnerDecls == 0: nothing can shadow them) and
+  // nothing is declared in those two scopes (a declaration there starts a new epoch).
+  struct Binding {
+    uint32_t Epoch = 0; // the BindEpoch it was bound in; 0: none
+    uint32_t Decl = 0;  // LocalDecls index + 1; 0: a special register or WARP_SZ; Missing
+  };
+  // Bound to nothing in scope (a label, a global or an undeclared name): only while InnerDecls is
+  // 0, since a nested block could declare it.
+  static constexpr uint32_t Missing = UINT32_MAX;
+  std::vector<Binding> Bindings;           // by symbol id
+  std::vector<const VarDecl *> LocalDecls; // the bound declarations of this function
+  uint32_t BindEpoch = 0;
+  size_t InnerDecls = 0; // declarations in the open blocks nested in the outermost body
+  void bind(Symbol Name, uint32_t Decl) {
+    uint32_t Id = Module::symbolId(Name);
+    if (Id >= Bindings.size()) {
+      size_t N = std::max<size_t>(Id + 1, Bindings.size() + Bindings.size() / 2);
+      Bindings.reserve(N);
+      Bindings.resize(N);
+    }
+    Bindings[Id] = {BindEpoch, Decl};
+  }
+  void bind(Symbol Name, const VarDecl *D) {
+    LocalDecls.push_back(D);
+    bind(Name, uint32_t(LocalDecls.size()));
+  }
+  const Binding *bound(Symbol Name) const {
+    uint32_t Id = Module::symbolId(Name);
+    return Id < Bindings.size() && Bindings[Id].Epoch == BindEpoch ? &Bindings[Id] : nullptr;
+  }
+  const VarDecl *declOf(const Binding &B) const {
+    return B.Decl ? LocalDecls[B.Decl - 1] : nullptr;
+  }
+
+public:
+  /// Bytes of the validator's tables (for the parser's memory high-water mark).
+  size_t memoryBytes() const;
+
+private:
   std::deque<Spelling> Spellings;
-  llvm::DenseMap<const char *, unsigned> SpellingIndex;
 };
 
 } // namespace reptx::ptx

@@ -26,12 +26,30 @@ enum class Tok : uint8_t {
 
 struct Token {
   Tok K = Tok::Eof;
-  char P = 0; // the character for Punct
+  char P = 0;               // the character for Punct
+  bool SpaceBefore = false; // whitespace or a comment separates it from the previous token
   uint32_t Offset = 0;
   llvm::StringRef Text;
-  bool SpaceBefore = false; // whitespace or a comment separates it from the previous token
   bool is(char C) const { return K == Tok::Punct && P == C; }
 };
+
+/// Character classes of the lexer, one table lookup per character.
+enum : uint8_t { CharIdentStart = 1, CharIdentChar = 2, CharBlank = 4 };
+struct CharClassTable {
+  uint8_t Of[256] = {};
+  constexpr CharClassTable() {
+    for (unsigned C = 0; C < 256; ++C) {
+      bool Letter = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z');
+      if (Letter)
+        Of[C] |= CharIdentStart;
+      if (Letter || (C >= '0' && C <= '9') || C == '_' || C == '$')
+        Of[C] |= CharIdentChar;
+      if (C == ' ' || C == '\t' || C == '\n' || C == '\r' || C == '\f' || C == '\v')
+        Of[C] |= CharBlank;
+    }
+  }
+};
+inline constexpr CharClassTable CharClasses{};
 
 class Lexer {
 public:
@@ -39,27 +57,35 @@ public:
 
   Token next() {
     Token T;
+    next(T);
+    return T;
+  }
+
+  /// Lexes the next token into T, field by field: the parser's lookahead token is filled in place
+  /// rather than copied from a temporary (a copy of a just-written struct stalls the store
+  /// buffer).
+  void next(Token &T) {
+    T.P = 0;
     T.SpaceBefore = skipSpace();
     T.Offset = uint32_t(P - B);
     if (P >= E) {
       T.K = Tok::Eof;
-      return T;
+      T.Text = llvm::StringRef();
+      return;
     }
     const char *S = P;
     unsigned char C = *P;
     if (isIdentStart(C) || ((C == '%' || C == '$' || C == '_') && P + 1 < E &&
                             isIdentChar(static_cast<unsigned char>(P[1])))) {
       ++P;
-      while (P < E && isIdentChar(static_cast<unsigned char>(*P)))
-        ++P;
+      scanIdentChars();
       T.K = Tok::Ident;
     } else if (C == '_') {
       ++P;
       T.K = Tok::Sink;
     } else if (C == '.' && P + 1 < E && isIdentChar(static_cast<unsigned char>(P[1]))) {
       ++P;
-      while (P < E && isIdentChar(static_cast<unsigned char>(*P)))
-        ++P;
+      scanIdentChars();
       // Qualified modifiers: .L2::cache_hint, .shared::cta, .acc::f32.
       while (P + 2 < E && P[0] == ':' && P[1] == ':' &&
              isIdentChar(static_cast<unsigned char>(P[2]))) {
@@ -98,7 +124,6 @@ public:
       T.K = Tok::Error;
     }
     T.Text = llvm::StringRef(S, P - S);
-    return T;
   }
 
   /// Moves past the end of the current line (for directives without a terminator: .loc, .file).
@@ -109,14 +134,20 @@ public:
   uint32_t offset() const { return uint32_t(P - B); }
   void reset(uint32_t Off) { P = B + Off; }
 
-  static bool isIdentStart(unsigned char C) {
-    return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z');
-  }
-  static bool isIdentChar(unsigned char C) {
-    return isIdentStart(C) || (C >= '0' && C <= '9') || C == '_' || C == '$';
-  }
+  static bool isIdentStart(unsigned char C) { return CharClasses.Of[C] & CharIdentStart; }
+  static bool isIdentChar(unsigned char C) { return CharClasses.Of[C] & CharIdentChar; }
 
 private:
+  /// Moves P past identifier characters. The text is a std::string's (or a slice of one that
+  /// ends where a token ends), so a NUL or another non-identifier character stops the loop without
+  /// a bounds check per character; P is clamped to the end all the same.
+  void scanIdentChars() {
+    while (isIdentChar(static_cast<unsigned char>(*P)))
+      ++P;
+    if (P > E)
+      P = E;
+  }
+
   static bool isPunct(unsigned char C) {
     switch (C) {
     case ',':
@@ -154,7 +185,7 @@ private:
     const char *S = P;
     while (P < E) {
       char C = *P;
-      if (C == ' ' || C == '\t' || C == '\n' || C == '\r' || C == '\f' || C == '\v') {
+      if (CharClasses.Of[static_cast<unsigned char>(C)] & CharBlank) {
         ++P;
       } else if (C == '/' && P + 1 < E && P[1] == '/') {
         while (P < E && *P != '\n')

@@ -10,9 +10,12 @@
 
 #include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/SwapByteOrder.h"
+// Inlined: names and spellings are short, a call into the library costs as much as the hash.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>
+#include <deque>
 
 namespace reptx::ptx {
 
@@ -90,8 +93,8 @@ class Parser {
 public:
   Parser(Module &M, std::vector<Diagnostic> &Errors, const ParseOptions &Opts)
       : M(M), Errors(Errors), Opts(Opts), Lex(M.source()) {
-    Cur = Lex.next();
-    Ahead = Lex.next();
+    Lex.next(Cur);
+    Lex.next(Ahead);
   }
 
   void parseModule() {
@@ -127,31 +130,108 @@ private:
   llvm::BumpPtrAllocator Scratch;
   llvm::DenseMap<uint64_t, const Expr *> IntLeaves; // shared integer leaves of expressions
 
-  // Names of up to 8 bytes (registers, components) are looked up in a direct-mapped cache keyed
-  // by their bytes before the Module's intern table: no hashing of the text, no string compare.
+  // Names of up to 16 bytes (registers, components, labels) are looked up in a direct-mapped
+  // cache keyed by their bytes before the Module's intern table: no hashing of the text, no string
+  // compare.
   struct CachedName {
-    uint64_t Key = 0; // the name's bytes, zero-padded (names contain no NUL); 0: empty
+    uint64_t Key[2] = {0, 0}; // the name's bytes, zero-padded (names contain no NUL); 0: empty
     Symbol Sym;
   };
-  static constexpr unsigned NameCacheBits = 11;
-  std::unique_ptr<CachedName[]> NameCache{new CachedName[1u << NameCacheBits]};
+  // Sized from the input (about one entry per 512 bytes, 64 to 2048 entries): a small module
+  // has few names, and the cache is part of the parser's peak memory.
+  unsigned NameCacheBits =
+      std::clamp(unsigned(llvm::Log2_64_Ceil(M.source().size() / 512 + 1)), 6u, 11u);
+  std::unique_ptr<CachedName[]> NameCache{new CachedName[size_t(1) << NameCacheBits]};
   Symbol name(llvm::StringRef S) {
-    if (S.empty() || S.size() > 8)
+    if (S.empty() || S.size() > 16)
       return M.intern(S);
-    uint64_t Key = 0;
-    if (llvm::sys::IsLittleEndianHost && S.data() + 8 <= M.source().end()) {
-      std::memcpy(&Key, S.data(), 8);
-      if (S.size() < 8)
-        Key &= (uint64_t(1) << (8 * S.size())) - 1;
+    uint64_t Key[2] = {0, 0};
+    if (llvm::sys::IsLittleEndianHost && S.data() + 16 <= M.source().end()) {
+      std::memcpy(Key, S.data(), 16);
+      if (S.size() <= 8) {
+        if (S.size() < 8)
+          Key[0] &= (uint64_t(1) << (8 * S.size())) - 1;
+        Key[1] = 0;
+      } else if (S.size() < 16) {
+        Key[1] &= (uint64_t(1) << (8 * (S.size() - 8))) - 1;
+      }
     } else {
-      std::memcpy(&Key, S.data(), S.size());
+      std::memcpy(Key, S.data(), S.size());
     }
-    CachedName &C = NameCache[(Key * 0x9E3779B97F4A7C15ULL) >> (64 - NameCacheBits)];
-    if (C.Key != Key) {
-      C.Key = Key;
+    uint64_t H = (Key[0] ^ (Key[1] * 0xC2B2AE3D27D4EB4FULL)) * 0x9E3779B97F4A7C15ULL;
+    CachedName &C = NameCache[H >> (64 - NameCacheBits)];
+    if (C.Key[0] != Key[0] || C.Key[1] != Key[1]) {
+      C.Key[0] = Key[0];
+      C.Key[1] = Key[1];
       C.Sym = M.intern(S);
     }
     return C.Sym;
+  }
+  // Statements of the open blocks, innermost last: a block's statements are copied into the arena
+  // when it closes. A deque grows without the transient copies of a vector.
+  std::deque<Statement> Body;
+
+public:
+  /// Bytes of the parser's scratch memory (for the module's high-water mark).
+  size_t scratchBytes() const {
+    constexpr size_t Chunk = 512; // libstdc++ deque nodes
+    size_t BodyBytes = (Body.size() * sizeof(Statement) / Chunk + 2) * (Chunk + sizeof(void *));
+    return Scratch.getTotalMemory() + IntLeaves.getMemorySize() +
+           (size_t(1) << NameCacheBits) * sizeof(CachedName) +
+           SpellingTable.capacity() * sizeof(SpellingSlot) + BodyBytes + V.memoryBytes();
+  }
+
+private:
+  // Distinct spellings ("ld.global.v4.f32") by their text, which is looked up here straight from
+  // the source (not interned): its first occurrence in the source is the key.
+  struct SpellingSlot {
+    uint32_t Hash = 0;
+    uint32_t Size = 0;
+    const char *Text = nullptr; // nullptr: empty
+    const Validator::Spelling *Sp = nullptr;
+  };
+  std::vector<SpellingSlot> SpellingTable = std::vector<SpellingSlot>(64);
+  size_t SpellingCount = 0;
+  /// Whether N bytes of the source at A and B are the same, 8 at a time.
+  static bool sameText(const char *A, const char *B, size_t N) {
+    for (; N >= 8; A += 8, B += 8, N -= 8) {
+      uint64_t X, Y;
+      std::memcpy(&X, A, 8);
+      std::memcpy(&Y, B, 8);
+      if (X != Y)
+        return false;
+    }
+    for (size_t I = 0; I < N; ++I)
+      if (A[I] != B[I])
+        return false;
+    return true;
+  }
+  /// The spelling's slot in SpellingTable; its Sp is null for a spelling not seen before.
+  const Validator::Spelling *&spellingSlot(llvm::StringRef S) {
+    if ((SpellingCount + 1) * 2 > SpellingTable.size()) {
+      std::vector<SpellingSlot> Old = std::move(SpellingTable);
+      SpellingTable.assign(Old.size() * 2, SpellingSlot());
+      size_t Mask = SpellingTable.size() - 1;
+      for (const SpellingSlot &E : Old)
+        if (E.Text) {
+          size_t I = E.Hash & Mask;
+          while (SpellingTable[I].Text)
+            I = (I + 1) & Mask;
+          SpellingTable[I] = E;
+        }
+    }
+    uint32_t H = uint32_t(XXH3_64bits(S.data(), S.size()));
+    size_t Mask = SpellingTable.size() - 1;
+    for (size_t I = H & Mask;; I = (I + 1) & Mask) {
+      SpellingSlot &E = SpellingTable[I];
+      if (!E.Text) {
+        E = {H, uint32_t(S.size()), S.data(), nullptr};
+        ++SpellingCount;
+        return E.Sp;
+      }
+      if (E.Hash == H && E.Size == S.size() && sameText(E.Text, S.data(), S.size()))
+        return E.Sp;
+    }
   }
   llvm::ArrayRef<Operand> scratchCopy(llvm::ArrayRef<Operand> A) {
     if (A.empty())
@@ -165,7 +245,7 @@ private:
 
   void advance() {
     Cur = Ahead;
-    Ahead = Lex.next();
+    Lex.next(Ahead);
   }
   bool tooManyErrors() const { return Errors.size() >= Opts.MaxErrors; }
 
@@ -275,7 +355,7 @@ private:
       S = S.drop_front(1);
     }
     uint64_t X = 0;
-    if (S.empty() || S.getAsInteger(Radix, X)) {
+    if (parseUnsigned(S, Radix, X)) {
       error(T.Offset, "invalid integer literal '" + T.Text + "'");
       return false;
     }
@@ -289,7 +369,7 @@ private:
     llvm::StringRef S = T.Text;
     if (S.size() > 2 && S[0] == '0' && (S[1] == 'f' || S[1] == 'F' || S[1] == 'd' || S[1] == 'D')) {
       IsDouble = S[1] == 'd' || S[1] == 'D';
-      return !S.drop_front(2).getAsInteger(16, Bits);
+      return !parseUnsigned(S.drop_front(2), 16, Bits);
     }
     double D = 0;
     if (S.getAsDouble(D, /*AllowInexact=*/true)) {
@@ -435,8 +515,8 @@ private:
     Lex.reset(Cur.Offset + Cur.Text.size());
     Lex.skipLine();
     uint32_t End = Lex.offset();
-    Cur = Lex.next();
-    Ahead = Lex.next();
+    Lex.next(Cur);
+    Lex.next(Ahead);
     auto *R = M.make<RawDirective>();
     R->L = {Start};
     R->Name = Name;
@@ -945,7 +1025,7 @@ private:
     advance(); // {
     ++BraceDepth;
     V.pushScope();
-    llvm::SmallVector<Statement, 64> Body;
+    size_t Begin = Body.size(); // this block's statements: Body[Begin...]
     while (!Cur.is('}')) {
       if (Cur.K == Tok::Eof) {
         error(B->L.Offset, "unterminated block: missing '}'");
@@ -954,7 +1034,7 @@ private:
       if (tooManyErrors())
         break;
       uint32_t StartOff = Cur.Offset;
-      if (!parseStatement(Body))
+      if (!parseStatement())
         recoverStatement(); // syntax error: skip to the next statement
 
       if (Cur.Offset == StartOff && !Cur.is('}') && Cur.K != Tok::Eof)
@@ -964,11 +1044,21 @@ private:
       advance();
     --BraceDepth;
     V.popScope();
-    B->Body = M.copy(llvm::ArrayRef<Statement>(Body));
+    if (size_t N = Body.size() - Begin) {
+      auto *P = M.arena().Allocate<Statement>(N);
+      std::uninitialized_copy(Body.begin() + ptrdiff_t(Begin), Body.end(), P);
+      B->Body = llvm::ArrayRef<Statement>(P, N);
+    }
+    // Memory peaks when a function's body has been copied out of Body (or a large block's).
+    if (BraceDepth == 0 || Body.size() - Begin > 4096) {
+      M.setParserBytes(scratchBytes());
+      M.notePeak();
+    }
+    Body.resize(Begin);
     return B;
   }
 
-  bool parseStatement(llvm::SmallVectorImpl<Statement> &Body) {
+  bool parseStatement() {
     Statement S;
     S.L = {Cur.Offset};
     if (Cur.is('{')) {
@@ -1132,15 +1222,14 @@ private:
       SpellEnd = Cur.Offset + uint32_t(Cur.Text.size());
       advance();
     }
-    Symbol Spelling = M.intern(M.source().slice(OpOff, SpellEnd));
-    const Validator::Spelling *Sp = V.spelling(Spelling);
+    const Validator::Spelling *&Sp = spellingSlot(M.source().slice(OpOff, SpellEnd));
     if (!Sp) {
       llvm::SmallVector<Symbol, 8> Mods;
-      Lexer L(Spelling);
+      Lexer L(M.source().slice(OpOff, SpellEnd));
       L.next(); // the opcode
       for (Token T = L.next(); T.K == Tok::Dot; T = L.next())
         Mods.push_back(M.intern(T.Text));
-      Sp = V.addSpelling(Spelling, M.intern(Op), M.copy(llvm::ArrayRef<Symbol>(Mods)));
+      Sp = V.addSpelling(M.intern(Op), M.copy(llvm::ArrayRef<Symbol>(Mods)));
     }
     IP->Opcode = Sp->Opcode;
     IP->Mods = Sp->Mods;
@@ -1364,6 +1453,7 @@ Symbol Module::intern(llvm::StringRef S) {
           I = (I + 1) & Mask;
         InternTable[I] = E;
       }
+    notePeak(Old.capacity() * sizeof(InternSlot)); // both tables are live here
   }
   uint32_t H = uint32_t(XXH3_64bits(S.data(), S.size()));
   size_t Mask = InternTable.size() - 1;
@@ -1379,6 +1469,11 @@ Symbol Module::intern(llvm::StringRef S) {
       P[S.size()] = '\0';
       E = {H, Id + 1};
       ++InternCount;
+      if (SymbolsById.size() == SymbolsById.capacity()) {
+        size_t Old = SymbolsById.capacity() * sizeof(const char *);
+        SymbolsById.reserve(std::max<size_t>(256, SymbolsById.capacity() * 3 / 2));
+        notePeak(Old); // the old array was live while the new one was filled
+      }
       SymbolsById.push_back(P);
       return Symbol(P, S.size());
     }
@@ -1607,6 +1702,11 @@ void Module::decode(const Statement &S, Instruction &Out) const {
   Out.Ops = llvm::ArrayRef<Operand>(Out.Storage.data(), S.NumOps);
 }
 
+void Module::finishParse() {
+  // The symbol table keeps its slack: fitting it would copy it, and the copy would raise the peak.
+  notePeak();
+}
+
 size_t Module::memoryBytes() const {
   size_t N = sizeof(*this) + Name.capacity() + Source.capacity() + Arena.getTotalMemory();
   N += InternTable.capacity() * sizeof(InternSlot) + SymbolsById.capacity() * sizeof(const char *);
@@ -1642,6 +1742,7 @@ ParseResult parse(std::string Name, std::string Source, const ParseOptions &Opts
   Parser P(*R.M, R.Errors, Opts);
   P.parseModule();
   P.V.finishModule();
+  R.M->setParserBytes(P.scratchBytes());
   R.M->finishParse();
   if (R.M->VersionMajor == 0 && R.Errors.empty())
     R.Errors.push_back({Loc{0}, "missing .version directive"});

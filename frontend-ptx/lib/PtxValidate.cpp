@@ -4,6 +4,7 @@
 // in the instruction table (opcode, modifiers, operand count, operand kinds).
 #include "PtxInternal.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace reptx::ptx {
@@ -63,7 +64,7 @@ int64_t rangeIndex(llvm::StringRef Prefix, llvm::StringRef Name) {
   if (!Name.consume_front(Prefix) || Name.empty())
     return -1;
   uint32_t V = 0; // a leading zero (%r01) still names a register of %r<N>: ptxas accepts it
-  if (Name.getAsInteger(10, V))
+  if (parseUnsigned(Name, 10, V))
     return -1;
   return V;
 }
@@ -144,7 +145,10 @@ void Validator::beginFunction(const Function &F) {
   InFunction = true;
   Labels.clear();
   FunctionPending.clear();
-  FunctionWide.clear();
+  LabelBlock.clear(); // consulted for the labels of this function only
+  ++BindEpoch;
+  LocalDecls.clear();
+  InnerDecls = 0;
   Depth = 0;
   pushScope();
   for (const VarDecl &D : F.Returns)
@@ -161,6 +165,7 @@ void Validator::endFunction() {
   Labels.clear();
   InFunction = false;
   Depth = 0;
+  InnerDecls = 0;
 }
 
 void Validator::pushScope() {
@@ -175,14 +180,24 @@ void Validator::pushScope() {
 }
 
 void Validator::popScope() {
-  if (Depth > 1) // the parameter scope stays until endFunction
+  if (Depth > 1) { // the parameter scope stays until endFunction
     --Depth;
+    if (Depth >= 2)
+      InnerDecls -= Scopes[Depth].Names.size() + Scopes[Depth].Ranges.size();
+  }
 }
 
 void Validator::declareLocal(const VarDecl &D) {
   if (!InFunction || Depth == 0)
     return;
+  if (Depth - 1 <= 1)
+    ++BindEpoch; // the declaration may shadow a bound parameter or be the one a use binds to
   Scope &S = Scopes[Depth - 1];
+  size_t Before = S.Names.size() + S.Ranges.size();
+  llvm::scope_exit Counted([&] {
+    if (Depth - 1 >= 2)
+      InnerDecls += S.Names.size() + S.Ranges.size() - Before;
+  });
   auto Redefined = [&](const llvm::Twine &Name) {
     error(D.L.Offset, "redefinition of '" + Name + "' in the same scope");
   };
@@ -259,8 +274,8 @@ int Validator::findScope(Symbol Name, const VarDecl **Decl) const {
       llvm::StringRef Prefix = Name.take_front(Digits);
       llvm::StringRef Num = Name.drop_front(Digits);
       // A leading zero (%r01) still names a register of %r<N>: ptxas accepts it.
-      unsigned V = 0;
-      if (Num.getAsInteger(10, V))
+      uint32_t V = 0;
+      if (parseUnsigned(Num, 10, V))
         continue;
       for (const Range &R : S.Ranges)
         if (R.Prefix == Prefix && V < R.Count) {
@@ -273,20 +288,58 @@ int Validator::findScope(Symbol Name, const VarDecl **Decl) const {
   return -1;
 }
 
+const VarDecl *Validator::lookup(Symbol Name) {
+  if (InnerDecls == 0)
+    if (const Binding *B = bound(Name); B && B->Decl) // not a special register
+      return B->Decl == Missing ? nullptr : declOf(*B);
+  const VarDecl *D = nullptr;
+  int Found = findScope(Name, &D);
+  if (Found < 0)
+    return nullptr;
+  if (Found <= 1)
+    bind(Name, D);
+  return D;
+}
+
 void Validator::useName(Symbol Name, uint32_t Offset) {
   if (!Opts.Validate || !InFunction)
     return;
-  if (FunctionWide.count(Name.data()))
-    return;
-  int Found = findScope(Name);
+  // A name bound to a declaration stays declared for the rest of the function; a special register
+  // is one whatever is declared (findScope would find a declaration of it first, with the same
+  // outcome here).
+  if (const Binding *B = bound(Name)) {
+    if (B->Decl != Missing)
+      return;
+    if (InnerDecls == 0) {
+      FunctionPending.push_back({Name, Offset});
+      return;
+    }
+  }
+  const VarDecl *D = nullptr;
+  int Found = findScope(Name, &D);
   if (Found >= 0) {
     if (Found <= 1)
-      FunctionWide.insert(Name.data());
+      bind(Name, D);
     return;
   }
-  if (Name.starts_with("%") ? isSpecialRegister(Name) : Name == "WARP_SZ")
+  if (Name.starts_with("%") ? isSpecialRegister(Name) : Name == "WARP_SZ") {
+    bind(Name, uint32_t(0));
     return; // WARP_SZ: the predefined warp-size constant (PTX ISA §5.4)
+  }
+  if (InnerDecls == 0)
+    bind(Name, Missing);
   FunctionPending.push_back({Name, Offset});
+}
+
+size_t Validator::memoryBytes() const {
+  size_t N = Bindings.capacity() * sizeof(Binding) + LocalDecls.capacity() * sizeof(void *) +
+             Labels.getMemorySize() + LabelBlock.getMemorySize() + Globals.getMemorySize() +
+             (FunctionPending.capacity() + ModulePending.capacity()) * sizeof(Pending) +
+             GlobalRanges.capacity() * sizeof(Range) + Spellings.size() * sizeof(Spelling);
+  for (const Scope &S : Scopes)
+    N += sizeof(Scope) + S.Names.getMemorySize() +
+         (S.Ranges.capacity() > 8 ? S.Ranges.capacity_in_bytes() : 0);
+  return N;
 }
 
 void Validator::finishModule() {
@@ -310,8 +363,7 @@ void Validator::finishModule() {
   ModulePending.clear();
 }
 
-const Validator::Spelling *Validator::addSpelling(Symbol Full, Symbol Opcode,
-                                                  llvm::ArrayRef<Symbol> Mods) {
+const Validator::Spelling *Validator::addSpelling(Symbol Opcode, llvm::ArrayRef<Symbol> Mods) {
   Spelling S;
   S.Opcode = Opcode;
   S.Mods = Mods;
@@ -359,9 +411,12 @@ const Validator::Spelling *Validator::addSpelling(Symbol Full, Symbol Opcode,
       if (int G = F->groupOf(Mod); G >= 0 && F->Groups[G].Name == "type")
         S.Type = Mod;
     S.TypeBits = typeBits(S.Type);
+    for (size_t P = 0; P < F->Operands.size(); ++P)
+      if (F->Operands[P] != '?')
+        S.Slots.push_back(
+            {F->Operands[P], P + 1 < F->Operands.size() && F->Operands[P + 1] == '?'});
   }
   S.Index = M.addSpelling(Opcode, Mods, S.Family);
-  SpellingIndex[Full.data()] = unsigned(Spellings.size());
   Spellings.push_back(std::move(S));
   return &Spellings.back();
 }
@@ -394,19 +449,11 @@ void Validator::checkOperands(const Instruction &I, const InstructionFamily &F,
                               const Spelling &Sp) {
   if (!Sp.CheckOperands)
     return;
-  struct Slot {
-    char Kind;
-    bool Optional;
-  };
-  llvm::SmallVector<Slot, 8> Slots;
-  for (size_t P = 0; P < F.Operands.size(); ++P)
-    if (F.Operands[P] != '?')
-      Slots.push_back({F.Operands[P], P + 1 < F.Operands.size() && F.Operands[P + 1] == '?'});
+  llvm::ArrayRef<Spelling::Slot> Slots = Sp.Slots;
   llvm::StringRef Type = Sp.Type; // the instruction type, for the width of memory-access values
   unsigned TypeBits = Sp.TypeBits;
   auto Local = [&](const Operand &O) -> const VarDecl * {
-    const VarDecl *D = nullptr;
-    return O.K == Operand::Name && findScope(O.Sym, &D) >= 0 ? D : nullptr;
+    return O.K == Operand::Name ? lookup(O.Sym) : nullptr;
   };
   auto Fits = [&](char Kind, const Operand &O) {
     // A label is a name that no register or variable in scope has.

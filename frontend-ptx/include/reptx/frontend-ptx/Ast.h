@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -283,8 +284,18 @@ public:
     std::memcpy(&Id, S.data() - 8, 4);
     return Id;
   }
-  /// Called once parsing is done: gives back the slack of the symbol table.
-  void finishParse() { SymbolsById.shrink_to_fit(); }
+  /// Called once parsing is done: records the final memory as a candidate peak.
+  void finishParse();
+  /// The high-water mark of memoryBytes() during the parse, with the parser's own scratch memory
+  /// (token caches, the statements of the open blocks, validator tables) and the transient copies
+  /// of growing tables; kept by the parser at the points where memory peaks.
+  size_t peakBytes() const { return PeakBytes; }
+  /// Records the current memory as a candidate peak: memoryBytes(), the parser's scratch as last
+  /// reported (setParserBytes) and Extra (a buffer about to be released).
+  void notePeak(size_t Extra = 0) {
+    PeakBytes = std::max(PeakBytes, memoryBytes() + ParserBytes + Extra);
+  }
+  void setParserBytes(size_t N) { ParserBytes = N; }
   /// Stores an instruction's operands (parsed, validated) as its operand stream; Base is the
   /// instruction's offset (operand locations are kept as deltas from it).
   const OpNode *encodeOperands(llvm::ArrayRef<Operand> Ops, uint32_t Base);
@@ -316,6 +327,7 @@ private:
   std::vector<const char *> SymbolsById;
   std::vector<SpellingInfo> Spellings;
   mutable std::vector<uint32_t> LineStarts;
+  size_t PeakBytes = 0, ParserBytes = 0;
 };
 
 } // namespace reptx::ptx
