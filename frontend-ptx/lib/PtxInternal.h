@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <deque>
+#include <vector>
 
 namespace reptx::ptx {
 
@@ -173,5 +174,23 @@ public:
 private:
   std::deque<Spelling> Spellings;
 };
+
+/// Grows an open-addressing table (linear probing from Slot::Hash, power-of-two sizes) to
+/// NewSize slots, moving every slot Used accepts. Returns the bytes of the old table, which was
+/// live next to the new one while they were filled (for the memory high-water mark).
+template <typename Slot, typename UsedFn>
+size_t growOpenTable(std::vector<Slot> &Table, size_t NewSize, UsedFn Used) {
+  std::vector<Slot> Old = std::move(Table);
+  Table.assign(NewSize, Slot());
+  size_t Mask = NewSize - 1;
+  for (const Slot &E : Old)
+    if (Used(E)) {
+      size_t I = E.Hash & Mask;
+      while (Used(Table[I]))
+        I = (I + 1) & Mask;
+      Table[I] = E;
+    }
+  return Old.capacity() * sizeof(Slot);
+}
 
 } // namespace reptx::ptx

@@ -208,18 +208,9 @@ private:
   }
   /// The spelling's slot in SpellingTable; its Sp is null for a spelling not seen before.
   const Validator::Spelling *&spellingSlot(llvm::StringRef S) {
-    if ((SpellingCount + 1) * 2 > SpellingTable.size()) {
-      std::vector<SpellingSlot> Old = std::move(SpellingTable);
-      SpellingTable.assign(Old.size() * 2, SpellingSlot());
-      size_t Mask = SpellingTable.size() - 1;
-      for (const SpellingSlot &E : Old)
-        if (E.Text) {
-          size_t I = E.Hash & Mask;
-          while (SpellingTable[I].Text)
-            I = (I + 1) & Mask;
-          SpellingTable[I] = E;
-        }
-    }
+    if ((SpellingCount + 1) * 2 > SpellingTable.size())
+      growOpenTable(SpellingTable, SpellingTable.size() * 2,
+                    [](const SpellingSlot &E) { return E.Text != nullptr; });
     uint32_t H = uint32_t(XXH3_64bits(S.data(), S.size()));
     size_t Mask = SpellingTable.size() - 1;
     for (size_t I = H & Mask;; I = (I + 1) & Mask) {
@@ -1440,20 +1431,13 @@ static inline bool sameBytes(const char *A, const char *B, size_t N) {
 
 Symbol Module::intern(llvm::StringRef S) {
   if ((InternCount + 1) * 4 > InternTable.size() * 3) {
-    std::vector<InternSlot> Old = std::move(InternTable);
     size_t Size = 256;
     while (Size < Source.size() / 128) // about one distinct name per 100 bytes of PTX
       Size *= 2;
-    InternTable.assign(Old.empty() ? Size : Old.size() * 2, InternSlot{0, 0});
-    size_t Mask = InternTable.size() - 1;
-    for (const InternSlot &E : Old)
-      if (E.IdPlus1) {
-        size_t I = E.Hash & Mask;
-        while (InternTable[I].IdPlus1)
-          I = (I + 1) & Mask;
-        InternTable[I] = E;
-      }
-    notePeak(Old.capacity() * sizeof(InternSlot)); // both tables are live here
+    size_t OldBytes =
+        growOpenTable(InternTable, InternTable.empty() ? Size : InternTable.size() * 2,
+                      [](const InternSlot &E) { return E.IdPlus1 != 0; });
+    notePeak(OldBytes); // both tables were live
   }
   uint32_t H = uint32_t(XXH3_64bits(S.data(), S.size()));
   size_t Mask = InternTable.size() - 1;
