@@ -752,9 +752,7 @@ void FunctionLifter::markReadOnlyLoad(Instruction *I) {
   I->setMetadata(LLVMContext::MD_alias_scope, readOnlyScope());
 }
 
-void FunctionLifter::markWrite(Instruction *I) {
-  I->setMetadata(LLVMContext::MD_noalias, readOnlyScope());
-}
+void FunctionLifter::markWrite(Instruction *I) { Writes.push_back(I); }
 
 ArrayRef<StringRef> liftedFamilies() {
   // Keep in step with liftInstruction() and the lifting files it dispatches to.
@@ -967,6 +965,10 @@ Error FunctionLifter::liftBody() {
   if (Error E = liftBlock(*F.Body))
     return E;
   Cur = nullptr;
+  // The writes only need the scope when the function has read-only loads at all.
+  if (ReadOnlyScope)
+    for (Instruction *W : Writes)
+      W->setMetadata(LLVMContext::MD_noalias, ReadOnlyScope);
   if (!B.GetInsertBlock()->getTerminator())
     B.CreateRetVoid();
   // Labels that were never placed (not possible after validation) and empty blocks.

@@ -107,8 +107,9 @@ public:
   /// ld.global.nc and ldu read data that stays read-only while the kernel runs (PTX ISA 9.7.9.9,
   /// 9.7.9.10): no write of the kernel touches it. Such a load joins this function's
   /// "read-only global" alias scope (markReadOnlyLoad), and the writes of st, atom and red are
-  /// marked as not aliasing it (markWrite), so the optimizer and the machine scheduler may move
-  /// the loads above those stores. Unmarked writes stay conservatively ordered.
+  /// marked as not aliasing it (markWrite, applied when the body is done and only if the function
+  /// has such loads), so the optimizer and the machine scheduler may move the loads above those
+  /// stores. Unmarked writes stay conservatively ordered.
   void markReadOnlyLoad(llvm::Instruction *I);
   void markWrite(llvm::Instruction *I);
 
@@ -156,6 +157,7 @@ private:
   llvm::StringMap<llvm::SmallVector<ptx::Symbol, 8>> BranchTargets;
   llvm::AllocaInst *CarryFlag = nullptr;
   llvm::MDNode *ReadOnlyScope = nullptr; // the scope list of markReadOnlyLoad, made on first use
+  llvm::SmallVector<llvm::Instruction *, 16> Writes; // markWrite's, marked once the body is lifted
   llvm::MDNode *readOnlyScope();
   llvm::StringSet<> Initializing; // variables whose initializer is being built
 };

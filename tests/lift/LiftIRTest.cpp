@@ -457,8 +457,9 @@ TEST(LiftIR, ReadOnlyLoadsDoNotAliasTheKernelsWrites) {
                            "red.global.add.f32 [%rd2], %f2;\n"
                            "atom.global.cas.b32 %r2, [%rd2], %r1, 0;\n");
   std::smatch M;
-  ASSERT_TRUE(std::regex_search(S, M, std::regex(R"(load float, ptr addrspace\(1\) %[0-9]+, align 4, )"
-                                                 R"(!invariant.load ![0-9]+, !alias.scope (![0-9]+))")))
+  ASSERT_TRUE(std::regex_search(S, M,
+                                std::regex(R"(load float, ptr addrspace\(1\) %[0-9]+, align 4, )"
+                                           R"(!invariant.load ![0-9]+, !alias.scope (![0-9]+))")))
       << S;
   std::string Scope = M[1];
   auto Count = [&](const std::string &Re) {
@@ -469,8 +470,12 @@ TEST(LiftIR, ReadOnlyLoadsDoNotAliasTheKernelsWrites) {
   EXPECT_EQ(Count("atomicrmw add .*!noalias " + Scope + "\\b"), 1) << S;
   EXPECT_EQ(Count("atomicrmw fadd .*!noalias " + Scope + "\\b"), 1) << S;
   EXPECT_EQ(Count("cmpxchg .*!noalias " + Scope + "\\b"), 1) << S;
-  EXPECT_EQ(Count("!alias.scope"), 1) << S; // the plain load is not in the scope
+  EXPECT_EQ(Count("!alias.scope"), 1) << S;         // the plain load is not in the scope
   EXPECT_EQ(Count("store i32 .*!noalias"), 0) << S; // register writes are not memory writes
+  // Without read-only loads the writes carry no scope.
+  std::string Plain = liftedIR("ld.global.f32 %f1, [%rd1];\nst.global.f32 [%rd2], %f1;\n"
+                               "atom.global.add.u32 %r1, [%rd2], 1;\n");
+  EXPECT_EQ(Plain.find("!noalias"), std::string::npos) << Plain;
 }
 
 TEST(LiftIR, CarryChainsKeepTheCarryFlagInOneSlot) {
