@@ -142,8 +142,9 @@ private:
   // Bound to nothing in scope (a label, a global or an undeclared name): only while InnerDecls is
   // 0, since a nested block could declare it.
   static constexpr uint32_t Missing = UINT32_MAX;
-  std::vector<Binding> Bindings;           // by symbol id
-  std::vector<const VarDecl *> LocalDecls; // the bound declarations of this function
+  std::vector<Binding> Bindings;                       // by symbol id
+  std::vector<const VarDecl *> LocalDecls;             // the bound declarations of this function
+  llvm::DenseMap<const VarDecl *, uint32_t> DeclIndex; // LocalDecls index + 1 of each
   uint32_t BindEpoch = 0;
   size_t InnerDecls = 0; // declarations in the open blocks nested in the outermost body
   void bind(Symbol Name, uint32_t Decl) {
@@ -156,8 +157,11 @@ private:
     Bindings[Id] = {BindEpoch, Decl};
   }
   void bind(Symbol Name, const VarDecl *D) {
-    LocalDecls.push_back(D);
-    bind(Name, uint32_t(LocalDecls.size()));
+    // One entry per declaration: every register of a `%r<N>` range shares its entry.
+    auto [It, New] = DeclIndex.try_emplace(D, uint32_t(LocalDecls.size() + 1));
+    if (New)
+      LocalDecls.push_back(D);
+    bind(Name, It->second);
   }
   const Binding *bound(Symbol Name) const {
     uint32_t Id = Module::symbolId(Name);

@@ -15,7 +15,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <deque>
 
 namespace reptx::ptx {
 
@@ -167,15 +166,29 @@ private:
     }
     return C.Sym;
   }
-  // Statements of the open blocks, innermost last: a block's statements are copied into the arena
-  // when it closes. A deque grows without the transient copies of a vector.
-  std::deque<Statement> Body;
+  // The chunks of the open blocks' statements (StatementList), innermost block's last; BlockCount
+  // statements of the innermost block are written. When a block closes, its partly filled last
+  // chunk is copied to an allocation of its exact size and kept in FreeChunks for the next block.
+  std::vector<Statement *> Chunks, FreeChunks;
+  uint32_t BlockCount = 0;
+  void push(const Statement &S) {
+    unsigned I = BlockCount & (StatementList::ChunkSize - 1);
+    if (I == 0) {
+      if (FreeChunks.empty()) {
+        Chunks.push_back(M.arena().Allocate<Statement>(StatementList::ChunkSize));
+      } else {
+        Chunks.push_back(FreeChunks.back());
+        FreeChunks.pop_back();
+      }
+    }
+    new (&Chunks.back()[I]) Statement(S);
+    ++BlockCount;
+  }
 
 public:
   /// Bytes of the parser's scratch memory (for the module's high-water mark).
   size_t scratchBytes() const {
-    constexpr size_t Chunk = 512; // libstdc++ deque nodes
-    size_t BodyBytes = (Body.size() * sizeof(Statement) / Chunk + 2) * (Chunk + sizeof(void *));
+    size_t BodyBytes = (Chunks.capacity() + FreeChunks.capacity()) * sizeof(Statement *);
     return Scratch.getTotalMemory() + IntLeaves.getMemorySize() +
            (size_t(1) << NameCacheBits) * sizeof(CachedName) +
            SpellingTable.capacity() * sizeof(SpellingSlot) + BodyBytes + V.memoryBytes();
@@ -1016,7 +1029,8 @@ private:
     advance(); // {
     ++BraceDepth;
     V.pushScope();
-    size_t Begin = Body.size(); // this block's statements: Body[Begin...]
+    size_t Begin = Chunks.size(); // this block's chunks: Chunks[Begin...]
+    llvm::SaveAndRestore Count(BlockCount, uint32_t(0));
     while (!Cur.is('}')) {
       if (Cur.K == Tok::Eof) {
         error(B->L.Offset, "unterminated block: missing '}'");
@@ -1035,17 +1049,24 @@ private:
       advance();
     --BraceDepth;
     V.popScope();
-    if (size_t N = Body.size() - Begin) {
-      auto *P = M.arena().Allocate<Statement>(N);
-      std::uninitialized_copy(Body.begin() + ptrdiff_t(Begin), Body.end(), P);
-      B->Body = llvm::ArrayRef<Statement>(P, N);
+    if (uint32_t N = BlockCount) {
+      if (unsigned Tail = N & (StatementList::ChunkSize - 1)) {
+        Statement *Exact = M.arena().Allocate<Statement>(Tail);
+        std::uninitialized_copy_n(Chunks.back(), Tail, Exact);
+        FreeChunks.push_back(Chunks.back());
+        Chunks.back() = Exact;
+      }
+      size_t NumChunks = Chunks.size() - Begin;
+      auto *P = M.arena().Allocate<const Statement *>(NumChunks);
+      std::copy(Chunks.begin() + ptrdiff_t(Begin), Chunks.end(), P);
+      B->Body = StatementList(P, N);
     }
-    // Memory peaks when a function's body has been copied out of Body (or a large block's).
-    if (BraceDepth == 0 || Body.size() - Begin > 4096) {
+    // Memory peaks when a function's body is complete (or a large block's).
+    if (BraceDepth == 0 || BlockCount > 4096) {
       M.setParserBytes(scratchBytes());
       M.notePeak();
     }
-    Body.resize(Begin);
+    Chunks.resize(Begin);
     return B;
   }
 
@@ -1058,7 +1079,7 @@ private:
         return false;
       S.K = Statement::Scope;
       S.B = parseBlock();
-      Body.push_back(S);
+      push(S);
       return true;
     }
     if (Cur.K == Tok::Ident && Ahead.is(':')) {
@@ -1071,7 +1092,7 @@ private:
         // Kept in the body as a label statement so the printer writes it back in place.
         if (!parsePrototype(LabelName, S.L.Offset))
           return false;
-        Body.push_back(S);
+        push(S);
         return true;
       }
       if (isDot(".branchtargets") || isDot(".calltargets")) {
@@ -1080,14 +1101,14 @@ private:
         D.L = {Cur.Offset};
         D.K = Statement::Directive;
         D.R = rawToSemicolon();
-        Body.push_back(S);
+        push(S);
         if (!D.R)
           return false;
-        Body.push_back(D);
+        push(D);
         return true;
       }
       V.declareLabel(LabelName, S.L.Offset);
-      Body.push_back(S);
+      push(S);
       return true;
     }
     if (Cur.K == Tok::Dot) {
@@ -1095,7 +1116,7 @@ private:
       if (D == ".loc" || D == ".file") {
         S.K = Statement::Directive;
         S.R = rawToEndOfLine();
-        Body.push_back(S);
+        push(S);
         return true;
       }
       if (D == ".pragma") {
@@ -1103,7 +1124,7 @@ private:
         S.R = parsePragma();
         if (!S.R)
           return false;
-        Body.push_back(S);
+        push(S);
         return true;
       }
       uint8_t Link = parseLinkage();
@@ -1118,7 +1139,7 @@ private:
         DS.L = VD.L;
         DS.D = M.make<VarDecl>(VD);
         V.declareLocal(*DS.D);
-        Body.push_back(DS);
+        push(DS);
       }
       return true;
     }
@@ -1126,7 +1147,7 @@ private:
       S.K = Statement::Instr;
       if (!parseInstruction(S))
         return false;
-      Body.push_back(S);
+      push(S);
       return true;
     }
     error("expected an instruction, declaration or label, found " + describe(Cur));
@@ -1241,11 +1262,8 @@ private:
     }
     IP->Ops = Ops;
     V.checkInstruction(I, *Sp, OpOff);
-    S.GuardNegated = IP->GuardNegated;
-    S.Guard = IP->Guard.empty() ? 0 : Module::symbolId(IP->Guard) + 1;
     S.Sym = Sp->Index;
-    S.NumOps = uint16_t(Ops.size());
-    S.Ops = M.encodeOperands(Ops, IP->L.Offset);
+    S.Ops = M.encodeOperands(I);
     return true;
   }
 
@@ -1473,119 +1491,142 @@ Symbol Module::intern(llvm::StringRef S) {
 
 // ---------------------------------------------------------------- operand streams
 
-/// One node of an instruction's operand stream. Operands are written in pre-order: a node, its
-/// extension slots (a 64-bit value, a component), then its elements.
+/// One 32-bit word of an instruction's operand stream. The stream starts with a header word
+/// (operand count, guard flags; the guard's symbol id follows when there is one), then each
+/// operand in pre-order: a node word (kind, flags, a 20-bit inline value), its extension words
+/// (a 32-bit value, a 64-bit value, a component), then its elements. Operand locations are not
+/// kept: the validator has checked the operands when they are encoded.
 struct OpNode {
-  uint8_t K;      // Operand::Kind
-  uint8_t Flags;  // NodeFlags
-  uint16_t Delta; // offset of the operand from its instruction (saturated)
-  uint32_t V;     // symbol id, 32-bit value, float bits or element count
+  uint32_t W;
 };
-static_assert(sizeof(OpNode) == 8);
+static_assert(sizeof(OpNode) == 4);
 
 namespace {
 
-enum NodeFlags : uint8_t {
+enum NodeFlags : uint32_t {
   NNegated = 1,
   NMinus = 2,
   NIsDouble = 4,
-  NUnsigned = 8,
-  NWide = 16,      // next slot: the 64-bit value (Int, Float, ExprOp pointer)
-  NComponent = 32, // next slot: V = the component's symbol id
-  NOffset = 64,    // Address: next slot: the 64-bit offset
+  NUnsigned = 8,   // Int: U suffix; Float (f32): the value is V << 12 (low 12 bits zero)
+  NWide = 16,      // next two words: the 64-bit value (Int, Float, ExprOp pointer)
+  NComponent = 32, // next word: the component's symbol id
+  NOffset = 64,    // Address: next two words: the 64-bit offset
+  NBig = 128,      // next word: the 32-bit value (V does not fit in 20 bits)
 };
+constexpr unsigned KindBits = 4, FlagBits = 8, ValueShift = KindBits + FlagBits;
+constexpr uint32_t MaxInline = (1u << (32 - ValueShift)) - 1;
+// Header word: operand count (16 bits), then these.
+constexpr uint32_t HGuard = 1u << 16, HGuardNegated = 1u << 17;
 
-OpNode rawSlot(uint64_t X) {
-  OpNode N;
-  std::memcpy(&N, &X, 8);
-  return N;
-}
-uint64_t rawValue(const OpNode &N) {
-  uint64_t X;
-  std::memcpy(&X, &N, 8);
-  return X;
-}
+uint32_t nodeKind(uint32_t W) { return W & ((1u << KindBits) - 1); }
+uint32_t nodeFlags(uint32_t W) { return (W >> KindBits) & ((1u << FlagBits) - 1); }
 
-void encodeOne(llvm::SmallVectorImpl<OpNode> &Out, const Operand &O, uint32_t Base) {
-  OpNode N{uint8_t(O.K), 0, uint16_t(std::min<uint32_t>(O.L.Offset - Base, UINT16_MAX)), 0};
-  if (O.L.Offset < Base)
-    N.Delta = 0;
-  if (O.Negated)
-    N.Flags |= NNegated;
-  if (O.Minus)
-    N.Flags |= NMinus;
-  switch (O.K) {
-  case Operand::Name:
-    N.V = Module::symbolId(O.Sym);
-    if (!O.Component.empty()) {
-      N.Flags |= NComponent;
-      Out.push_back(N);
-      Out.push_back(OpNode{0, 0, 0, Module::symbolId(O.Component)});
+struct Encoder {
+  llvm::SmallVector<uint32_t, 24> Out;
+
+  void node(Operand::Kind K, uint32_t Flags, uint32_t V) {
+    if (V > MaxInline) {
+      Out.push_back(uint32_t(K) | (Flags | NBig) << KindBits);
+      Out.push_back(V);
+    } else {
+      Out.push_back(uint32_t(K) | Flags << KindBits | V << ValueShift);
+    }
+  }
+  void wide(Operand::Kind K, uint32_t Flags, uint64_t X) {
+    Out.push_back(uint32_t(K) | (Flags | NWide) << KindBits);
+    Out.push_back(uint32_t(X));
+    Out.push_back(uint32_t(X >> 32));
+  }
+  void one(const Operand &O) {
+    uint32_t Flags = (O.Negated ? NNegated : 0) | (O.Minus ? NMinus : 0);
+    switch (O.K) {
+    case Operand::Name:
+      if (!O.Component.empty()) {
+        Out.push_back(uint32_t(O.K) | (Flags | NComponent | NBig) << KindBits);
+        Out.push_back(Module::symbolId(O.Sym));
+        Out.push_back(Module::symbolId(O.Component));
+        return;
+      }
+      node(O.K, Flags, Module::symbolId(O.Sym));
+      return;
+    case Operand::Int:
+      if (O.Unsigned)
+        Flags |= NUnsigned;
+      // Inline: a 20-bit two's complement value; a 32-bit one in the next word.
+      if (O.IntValue >= -int64_t(MaxInline / 2 + 1) && O.IntValue <= int64_t(MaxInline / 2))
+        Out.push_back(uint32_t(O.K) | Flags << KindBits | uint32_t(O.IntValue) << ValueShift);
+      else if (O.IntValue == int64_t(int32_t(O.IntValue))) {
+        Out.push_back(uint32_t(O.K) | (Flags | NBig) << KindBits);
+        Out.push_back(uint32_t(O.IntValue));
+      } else {
+        wide(O.K, Flags, uint64_t(O.IntValue));
+      }
+      return;
+    case Operand::Float:
+      if (O.IsDouble)
+        wide(O.K, Flags | NIsDouble, O.FloatBits);
+      else if ((O.FloatBits & 0xFFF) == 0)
+        node(O.K, Flags | NUnsigned, uint32_t(O.FloatBits) >> 12);
+      else
+        node(O.K, Flags, uint32_t(O.FloatBits));
+      return;
+    case Operand::Sink:
+      node(O.K, Flags, 0);
+      return;
+    case Operand::ExprOp: {
+      uint64_t P = 0;
+      std::memcpy(&P, &O.E, sizeof O.E);
+      wide(O.K, Flags, P);
       return;
     }
-    Out.push_back(N);
-    return;
-  case Operand::Int:
-    if (O.Unsigned)
-      N.Flags |= NUnsigned;
-    if (O.IntValue == int64_t(int32_t(O.IntValue))) {
-      N.V = uint32_t(int32_t(O.IntValue));
-      Out.push_back(N);
-    } else {
-      N.Flags |= NWide;
-      Out.push_back(N);
-      Out.push_back(rawSlot(uint64_t(O.IntValue)));
+    case Operand::Vector:
+    case Operand::Address:
+    case Operand::List:
+    case Operand::Pair:
+      if (O.K == Operand::Address && O.IntValue) {
+        Out.push_back(uint32_t(O.K) | (Flags | NOffset | NBig) << KindBits);
+        Out.push_back(uint32_t(O.Elems.size()));
+        Out.push_back(uint32_t(uint64_t(O.IntValue)));
+        Out.push_back(uint32_t(uint64_t(O.IntValue) >> 32));
+      } else {
+        node(O.K, Flags, uint32_t(O.Elems.size()));
+      }
+      for (const Operand &E : O.Elems)
+        one(E);
+      return;
     }
-    return;
-  case Operand::Float:
-    if (O.IsDouble) {
-      N.Flags |= NIsDouble | NWide;
-      Out.push_back(N);
-      Out.push_back(rawSlot(O.FloatBits));
-    } else {
-      N.V = uint32_t(O.FloatBits);
-      Out.push_back(N);
-    }
-    return;
-  case Operand::Sink:
-    Out.push_back(N);
-    return;
-  case Operand::ExprOp: {
-    N.Flags |= NWide;
-    Out.push_back(N);
-    uint64_t P = 0;
-    std::memcpy(&P, &O.E, sizeof O.E);
-    Out.push_back(rawSlot(P));
-    return;
   }
-  case Operand::Vector:
-  case Operand::Address:
-  case Operand::List:
-  case Operand::Pair:
-    N.V = uint32_t(O.Elems.size());
-    if (O.K == Operand::Address && O.IntValue)
-      N.Flags |= NOffset;
-    Out.push_back(N);
-    if (N.Flags & NOffset)
-      Out.push_back(rawSlot(uint64_t(O.IntValue)));
-    for (const Operand &E : O.Elems)
-      encodeOne(Out, E, Base);
-    return;
-  }
-}
+};
 
-/// Moves past one operand's nodes, counting the operands (itself and its elements) in Count.
+/// A node's value and the words after its node word (P points past the node word).
+struct NodeValue {
+  uint32_t V;
+  const OpNode *P;
+};
+NodeValue nodeValue(uint32_t W, const OpNode *P) {
+  if (nodeFlags(W) & NBig)
+    return {P->W, P + 1};
+  return {W >> ValueShift, P};
+}
+uint64_t wideValue(const OpNode *P) { return uint64_t(P[0].W) | uint64_t(P[1].W) << 32; }
+
+/// Moves past one operand's words, counting the operands (itself and its elements) in Count.
 const OpNode *skipOne(const OpNode *P, size_t &Count) {
-  const OpNode &N = *P++;
+  uint32_t W = (P++)->W;
   ++Count;
-  if (N.Flags & (NWide | NComponent | NOffset))
+  auto [V, Next] = nodeValue(W, P);
+  P = Next;
+  uint32_t Flags = nodeFlags(W);
+  if (Flags & NComponent)
     ++P;
-  switch (N.K) {
+  if (Flags & (NWide | NOffset))
+    P += 2;
+  switch (nodeKind(W)) {
   case Operand::Vector:
   case Operand::Address:
   case Operand::List:
   case Operand::Pair:
-    for (uint32_t I = 0; I < N.V; ++I)
+    for (uint32_t I = 0; I < V; ++I)
       P = skipOne(P, Count);
     break;
   default:
@@ -1596,14 +1637,20 @@ const OpNode *skipOne(const OpNode *P, size_t &Count) {
 
 } // namespace
 
-const OpNode *Module::encodeOperands(llvm::ArrayRef<Operand> Ops, uint32_t Base) {
-  if (Ops.empty())
+const OpNode *Module::encodeOperands(const Instruction &I) {
+  if (I.Ops.empty() && I.Guard.empty())
     return nullptr;
-  llvm::SmallVector<OpNode, 16> Out;
-  for (const Operand &O : Ops)
-    encodeOne(Out, O, Base);
-  OpNode *P = Arena.Allocate<OpNode>(Out.size());
-  std::memcpy(P, Out.data(), Out.size() * sizeof(OpNode));
+  Encoder E;
+  uint32_t Header = uint32_t(I.Ops.size());
+  if (!I.Guard.empty())
+    Header |= HGuard | (I.GuardNegated ? HGuardNegated : 0);
+  E.Out.push_back(Header);
+  if (!I.Guard.empty())
+    E.Out.push_back(symbolId(I.Guard));
+  for (const Operand &O : I.Ops)
+    E.one(O);
+  OpNode *P = Arena.Allocate<OpNode>(E.Out.size());
+  std::memcpy(P, E.Out.data(), E.Out.size() * sizeof(OpNode));
   return P;
 }
 
@@ -1611,34 +1658,50 @@ namespace {
 
 struct Decoder {
   const Module &M;
-  uint32_t Base;
+  Loc L;
   std::vector<Operand> &Store;
 
   const OpNode *one(const OpNode *P, size_t Index) {
-    const OpNode &N = *P++;
+    uint32_t W = (P++)->W;
+    auto [V, Next] = nodeValue(W, P);
+    P = Next;
+    uint32_t Flags = nodeFlags(W);
     Operand O;
-    O.K = Operand::Kind(N.K);
-    O.L = {Base + N.Delta};
-    O.Negated = N.Flags & NNegated;
-    O.Minus = N.Flags & NMinus;
+    O.K = Operand::Kind(nodeKind(W));
+    O.L = L;
+    O.Negated = Flags & NNegated;
+    O.Minus = Flags & NMinus;
     switch (O.K) {
     case Operand::Name:
-      O.Sym = M.symbol(N.V);
-      if (N.Flags & NComponent)
-        O.Component = M.symbol((P++)->V);
+      O.Sym = M.symbol(V);
+      if (Flags & NComponent)
+        O.Component = M.symbol((P++)->W);
       break;
     case Operand::Int:
-      O.Unsigned = N.Flags & NUnsigned;
-      O.IntValue = N.Flags & NWide ? int64_t(rawValue(*P++)) : int64_t(int32_t(N.V));
+      O.Unsigned = Flags & NUnsigned;
+      if (Flags & NWide) {
+        O.IntValue = int64_t(wideValue(P));
+        P += 2;
+      } else if (Flags & NBig) {
+        O.IntValue = int32_t(V);
+      } else {
+        O.IntValue = int32_t(W) >> ValueShift; // sign-extends the 20-bit value
+      }
       break;
     case Operand::Float:
-      O.IsDouble = N.Flags & NIsDouble;
-      O.FloatBits = N.Flags & NWide ? rawValue(*P++) : N.V;
+      O.IsDouble = Flags & NIsDouble;
+      if (Flags & NWide) {
+        O.FloatBits = wideValue(P);
+        P += 2;
+      } else {
+        O.FloatBits = Flags & NUnsigned ? uint64_t(V) << 12 : V;
+      }
       break;
     case Operand::Sink:
       break;
     case Operand::ExprOp: {
-      uint64_t X = rawValue(*P++);
+      uint64_t X = wideValue(P);
+      P += 2;
       std::memcpy(&O.E, &X, sizeof O.E);
       break;
     }
@@ -1646,13 +1709,15 @@ struct Decoder {
     case Operand::Address:
     case Operand::List:
     case Operand::Pair: {
-      if (N.Flags & NOffset)
-        O.IntValue = int64_t(rawValue(*P++));
+      if (Flags & NOffset) {
+        O.IntValue = int64_t(wideValue(P));
+        P += 2;
+      }
       size_t First = Store.size();
-      Store.resize(First + N.V);
-      for (uint32_t I = 0; I < N.V; ++I)
+      Store.resize(First + V);
+      for (uint32_t I = 0; I < V; ++I)
         P = one(P, First + I);
-      O.Elems = llvm::ArrayRef<Operand>(Store.data() + First, N.V);
+      O.Elems = llvm::ArrayRef<Operand>(Store.data() + First, V);
       break;
     }
     }
@@ -1665,25 +1730,35 @@ struct Decoder {
 
 void Module::decode(const Statement &S, Instruction &Out) const {
   Out.L = S.L;
-  Out.Guard = S.Guard ? symbol(S.Guard - 1) : Symbol();
-  Out.GuardNegated = S.GuardNegated;
   const SpellingInfo &Sp = Spellings[S.Sym];
   Out.Opcode = Sp.Opcode;
   Out.Mods = Sp.Mods;
   Out.Family = Sp.Family < 0 ? 0 : uint16_t(Sp.Family);
+  Out.Guard = Symbol();
+  Out.GuardNegated = false;
   Out.Storage.clear();
+  Out.Ops = {};
+  if (!S.Ops)
+    return;
+  const OpNode *Start = S.Ops;
+  uint32_t Header = (Start++)->W;
+  unsigned NumOps = Header & 0xFFFF;
+  if (Header & HGuard) {
+    Out.Guard = symbol((Start++)->W);
+    Out.GuardNegated = Header & HGuardNegated;
+  }
   size_t Count = 0;
-  const OpNode *P = S.Ops;
-  for (unsigned I = 0; I < S.NumOps; ++I)
+  const OpNode *P = Start;
+  for (unsigned I = 0; I < NumOps; ++I)
     P = skipOne(P, Count);
   // Reserved up front: elements are referenced by pointer while later ones are appended.
   Out.Storage.reserve(Count);
-  Out.Storage.resize(S.NumOps);
-  Decoder D{*this, S.L.Offset, Out.Storage};
-  P = S.Ops;
-  for (unsigned I = 0; I < S.NumOps; ++I)
+  Out.Storage.resize(NumOps);
+  Decoder D{*this, S.L, Out.Storage};
+  P = Start;
+  for (unsigned I = 0; I < NumOps; ++I)
     P = D.one(P, I);
-  Out.Ops = llvm::ArrayRef<Operand>(Out.Storage.data(), S.NumOps);
+  Out.Ops = llvm::ArrayRef<Operand>(Out.Storage.data(), NumOps);
 }
 
 void Module::finishParse() {
@@ -1723,6 +1798,12 @@ llvm::StringRef Module::lineText(Loc L) const {
 ParseResult parse(std::string Name, std::string Source, const ParseOptions &Opts) {
   ParseResult R;
   R.M = std::make_unique<Module>(std::move(Name), std::move(Source));
+  // Locations are 32-bit offsets and symbol ids 29-bit (a distinct name takes at least 2 bytes).
+  if (R.M->source().size() >= MaxSourceBytes) {
+    R.Errors.push_back({Loc{0}, llvm::formatv("the PTX text is {0} bytes; at most {1} are read",
+                                              R.M->source().size(), MaxSourceBytes - 1)});
+    return R;
+  }
   Parser P(*R.M, R.Errors, Opts);
   P.parseModule();
   P.V.finishModule();

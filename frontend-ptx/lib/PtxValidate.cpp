@@ -148,6 +148,7 @@ void Validator::beginFunction(const Function &F) {
   LabelBlock.clear(); // consulted for the labels of this function only
   ++BindEpoch;
   LocalDecls.clear();
+  DeclIndex.clear();
   InnerDecls = 0;
   Depth = 0;
   pushScope();
@@ -333,7 +334,8 @@ void Validator::useName(Symbol Name, uint32_t Offset) {
 
 size_t Validator::memoryBytes() const {
   size_t N = Bindings.capacity() * sizeof(Binding) + LocalDecls.capacity() * sizeof(void *) +
-             Labels.getMemorySize() + LabelBlock.getMemorySize() + Globals.getMemorySize() +
+             DeclIndex.getMemorySize() + Labels.getMemorySize() + LabelBlock.getMemorySize() +
+             Globals.getMemorySize() +
              (FunctionPending.capacity() + ModulePending.capacity()) * sizeof(Pending) +
              GlobalRanges.capacity() * sizeof(Range) + Spellings.size() * sizeof(Spelling);
   for (const Scope &S : Scopes)

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,7 +63,7 @@ struct Operand {
   Kind K = Name;
   bool Negated = false; // !%p
   bool Minus = false;   // -%r (negated source in some forms)
-  Loc L;
+  Loc L; // while parsing: where the operand starts; decoded from a Module: its instruction's
   Symbol Sym;
   int64_t IntValue = 0;
   uint64_t FloatBits = 0;
@@ -137,13 +138,7 @@ struct Instruction {
   Instruction &operator=(const Instruction &) = delete;
 };
 
-struct Statement;
-
-/// A `{ ... }` scope: its own declarations, labels and statements.
-struct Block {
-  Loc L;
-  llvm::ArrayRef<Statement> Body;
-};
+struct Block;
 
 /// A directive that appears inside a body or at module scope and that the tree keeps verbatim:
 /// .loc, .pragma, .file, .section (DWARF), .maxnreg inside bodies, and so on.
@@ -153,27 +148,73 @@ struct RawDirective {
   llvm::StringRef Text; // the directive's text up to (not including) its terminator
 };
 
-/// One node of an instruction's operand stream (private to the Module's encoding).
+/// One 32-bit word of an instruction's operand stream (private to the Module's encoding).
 struct OpNode;
 
-/// A statement of a body, 24 bytes. An instruction is stored inline: its spelling (opcode and
-/// modifiers, one entry per distinct spelling in the Module), its guard and its operands as a
-/// pre-order stream of 8-byte nodes in the arena; Module::decode gives the Instruction view.
+/// A statement of a body, 16 bytes. An instruction is stored inline: its spelling (opcode and
+/// modifiers, one entry per distinct spelling in the Module) and a stream of 32-bit words in the
+/// arena holding its operand count, its guard and its operands in pre-order (null for an
+/// instruction with neither); Module::decode gives the Instruction view.
 struct Statement {
   enum Kind : uint8_t { Instr, Decl, Label, Scope, Directive };
   Loc L;
-  Kind K = Instr;
-  bool GuardNegated = false; // Instr
-  uint16_t NumOps = 0;       // Instr: top-level operands
-  uint32_t Sym = 0;          // Instr: spelling index (Module::spelling); Label: name (symbol id)
-  uint32_t Guard = 0;        // Instr: guard register's symbol id + 1; 0 when unguarded
+  Kind K : 3;
+  uint32_t Sym : 29; // Instr: spelling index (Module::spelling); Label: name (symbol id)
   union {
     const OpNode *Ops; // Instr
     const VarDecl *D;
     const Block *B;
     const RawDirective *R;
   };
-  Statement() : Ops(nullptr) {}
+  Statement() : K(Instr), Sym(0), Ops(nullptr) {}
+};
+static_assert(sizeof(Statement) == 16);
+
+/// The statements of a block, in chunks of ChunkSize statements in the Module's arena (the parser
+/// writes each statement where it stays; a block's last chunk is cut to its size).
+class StatementList {
+public:
+  static constexpr unsigned ChunkBits = 4, ChunkSize = 1u << ChunkBits;
+  StatementList() = default;
+  StatementList(const Statement *const *Chunks, uint32_t Count) : Chunks(Chunks), Count(Count) {}
+  size_t size() const { return Count; }
+  bool empty() const { return Count == 0; }
+  const Statement &operator[](size_t I) const {
+    return Chunks[I >> ChunkBits][I & (ChunkSize - 1)];
+  }
+  class iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Statement;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Statement *;
+    using reference = const Statement &;
+    iterator(const Statement *const *Chunks, uint32_t I) : Chunks(Chunks), I(I) {}
+    reference operator*() const { return Chunks[I >> ChunkBits][I & (ChunkSize - 1)]; }
+    pointer operator->() const { return &**this; }
+    iterator &operator++() {
+      ++I;
+      return *this;
+    }
+    bool operator==(const iterator &O) const { return I == O.I; }
+    bool operator!=(const iterator &O) const { return I != O.I; }
+
+  private:
+    const Statement *const *Chunks;
+    uint32_t I;
+  };
+  iterator begin() const { return {Chunks, 0}; }
+  iterator end() const { return {Chunks, Count}; }
+
+private:
+  const Statement *const *Chunks = nullptr;
+  uint32_t Count = 0;
+};
+
+/// A `{ ... }` scope: its own declarations, labels and statements.
+struct Block {
+  Loc L;
+  StatementList Body;
 };
 
 struct Param {
@@ -296,9 +337,9 @@ public:
     PeakBytes = std::max(PeakBytes, memoryBytes() + ParserBytes + Extra);
   }
   void setParserBytes(size_t N) { ParserBytes = N; }
-  /// Stores an instruction's operands (parsed, validated) as its operand stream; Base is the
-  /// instruction's offset (operand locations are kept as deltas from it).
-  const OpNode *encodeOperands(llvm::ArrayRef<Operand> Ops, uint32_t Base);
+  /// Stores an instruction's guard and operands (parsed, validated) as its operand stream.
+  const OpNode *encodeOperands(const Instruction &I);
+
   template <typename T> llvm::ArrayRef<T> copy(llvm::ArrayRef<T> A) {
     if (A.empty())
       return {};

@@ -18,6 +18,10 @@ struct Diagnostic {
   std::string Message;
 };
 
+/// The largest PTX text parse() reads, exclusive (512 MiB: locations are 32-bit offsets, symbol
+/// ids 29 bits). The toolkit's largest text is 40 MB.
+constexpr size_t MaxSourceBytes = size_t(1) << 29;
+
 struct ParseOptions {
   /// Stop collecting after this many errors.
   unsigned MaxErrors = 50;
