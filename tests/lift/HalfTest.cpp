@@ -17,6 +17,11 @@
 #include <random>
 #include <vector>
 
+// The host references change the rounding mode: nothing may be folded or moved across fesetround
+// (a Release build moved the f64->f32 conversion of DirectedRoundingAndDivision out of
+// FE_TOWARDZERO).
+#pragma STDC FENV_ACCESS ON
+
 using namespace reptx;
 using namespace reptx::emulator;
 using namespace reptx::lifttest;
