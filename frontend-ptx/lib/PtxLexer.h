@@ -34,7 +34,7 @@ struct Token {
 };
 
 /// Character classes of the lexer, one table lookup per character.
-enum : uint8_t { CharIdentStart = 1, CharIdentChar = 2, CharBlank = 4 };
+enum : uint8_t { CharIdentStart = 1, CharIdentChar = 2, CharBlank = 4, CharPunct = 8 };
 struct CharClassTable {
   uint8_t Of[256] = {};
   constexpr CharClassTable() {
@@ -47,6 +47,8 @@ struct CharClassTable {
       if (C == ' ' || C == '\t' || C == '\n' || C == '\r' || C == '\f' || C == '\v')
         Of[C] |= CharBlank;
     }
+    for (const char *P = ",;:{}[]()+-*/%&|^~!@<>=?"; *P; ++P)
+      Of[static_cast<unsigned char>(*P)] |= CharPunct;
   }
 };
 inline constexpr CharClassTable CharClasses{};
@@ -148,37 +150,7 @@ private:
       P = E;
   }
 
-  static bool isPunct(unsigned char C) {
-    switch (C) {
-    case ',':
-    case ';':
-    case ':':
-    case '{':
-    case '}':
-    case '[':
-    case ']':
-    case '(':
-    case ')':
-    case '+':
-    case '-':
-    case '*':
-    case '/':
-    case '%':
-    case '&':
-    case '|':
-    case '^':
-    case '~':
-    case '!':
-    case '@':
-    case '<':
-    case '>':
-    case '=':
-    case '?':
-      return true;
-    default:
-      return false;
-    }
-  }
+  static bool isPunct(unsigned char C) { return CharClasses.Of[C] & CharPunct; }
 
   /// Skips blanks and comments; true when anything was skipped.
   bool skipSpace() {
