@@ -108,6 +108,9 @@ int runCoverage(const std::string &CountsPath) {
         "- **tested**: conformance cases (tests/conformance) whose own PTX executes the family and "
         "that pass, bit-exact against a host reference, on gfx942 packed, gfx942 single and "
         "gfx1100; in parentheses, cases skipped for a known gap.\n\n"
+        "How much of real code this covers (the CUDA toolkit libraries' PTX, kernels compiled "
+        "per target, failures grouped by the first instruction reptx does not lift) is measured "
+        "by `bench/prewarm_corpus.sh` and recorded in docs/prewarm-toolkit.md.\n\n"
         "| family | category | PTX ISA § | operands | modifier groups | parsed | lifted | "
         "tested |\n|---|---|---|---|---|---|---|---|\n";
   unsigned Strict = 0, Permissive = 0, NLifted = 0, NTested = 0;
