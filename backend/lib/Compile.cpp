@@ -303,7 +303,14 @@ Expected<CodeObject> compile(std::unique_ptr<Module> M, const CompileOptions &Op
     FunctionAnalysisManager FAM;
     CGSCCAnalysisManager CGAM;
     ModuleAnalysisManager MAM;
-    PassBuilder PB(&TM);
+    // No loop vectorizer: the PTX has been through NVVM's loop optimizations (unrolled by 4, its
+    // memory accesses already vectorized where it could), and on AMDGPU LoopVectorize only added
+    // runtime-checked versions of the remainder loops (<2 x float> for packed math): on the
+    // quality kernels it left every hot loop as it was and cost 5% more instructions and 8% more
+    // VGPRs (bench/RESULTS.md, "Static code quality").
+    PipelineTuningOptions PTO;
+    PTO.LoopVectorization = false;
+    PassBuilder PB(&TM, PTO);
     PB.registerModuleAnalyses(MAM);
     PB.registerCGSCCAnalyses(CGAM);
     PB.registerFunctionAnalyses(FAM);
