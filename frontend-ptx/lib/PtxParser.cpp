@@ -1507,7 +1507,8 @@ enum NodeFlags : uint32_t {
   NNegated = 1,
   NMinus = 2,
   NIsDouble = 4,
-  NUnsigned = 8,   // Int: U suffix; Float (f32): the value is V << 12 (low 12 bits zero)
+  NUnsigned = 8,   // Int: U suffix
+  NF32High = 8,    // Float (f32, so no U suffix): the value is V << 12 (low 12 bits zero)
   NWide = 16,      // next two words: the 64-bit value (Int, Float, ExprOp pointer)
   NComponent = 32, // next word: the component's symbol id
   NOffset = 64,    // Address: next two words: the 64-bit offset
@@ -1524,26 +1525,36 @@ uint32_t nodeFlags(uint32_t W) { return (W >> KindBits) & ((1u << FlagBits) - 1)
 struct Encoder {
   llvm::SmallVector<uint32_t, 24> Out;
 
-  void node(Operand::Kind K, uint32_t Flags, uint32_t V) {
-    if (V > MaxInline) {
-      Out.push_back(uint32_t(K) | (Flags | NBig) << KindBits);
-      Out.push_back(V);
-    } else {
-      Out.push_back(uint32_t(K) | Flags << KindBits | V << ValueShift);
-    }
+  /// A node word with V inline (V must fit in the word's top 20 bits, or be a 20-bit two's
+  /// complement value truncated to them).
+  void inlined(Operand::Kind K, uint32_t Flags, uint32_t V) {
+    Out.push_back(uint32_t(K) | Flags << KindBits | V << ValueShift);
   }
-  void wide(Operand::Kind K, uint32_t Flags, uint64_t X) {
-    Out.push_back(uint32_t(K) | (Flags | NWide) << KindBits);
+  /// A node word whose 32-bit value is the next word.
+  void big(Operand::Kind K, uint32_t Flags, uint32_t V) {
+    inlined(K, Flags | NBig, 0);
+    Out.push_back(V);
+  }
+  void node(Operand::Kind K, uint32_t Flags, uint32_t V) {
+    if (V > MaxInline)
+      big(K, Flags, V);
+    else
+      inlined(K, Flags, V);
+  }
+  void words64(uint64_t X) {
     Out.push_back(uint32_t(X));
     Out.push_back(uint32_t(X >> 32));
+  }
+  void wide(Operand::Kind K, uint32_t Flags, uint64_t X) {
+    inlined(K, Flags | NWide, 0);
+    words64(X);
   }
   void one(const Operand &O) {
     uint32_t Flags = (O.Negated ? NNegated : 0) | (O.Minus ? NMinus : 0);
     switch (O.K) {
     case Operand::Name:
       if (!O.Component.empty()) {
-        Out.push_back(uint32_t(O.K) | (Flags | NComponent | NBig) << KindBits);
-        Out.push_back(Module::symbolId(O.Sym));
+        big(O.K, Flags | NComponent, Module::symbolId(O.Sym));
         Out.push_back(Module::symbolId(O.Component));
         return;
       }
@@ -1554,24 +1565,22 @@ struct Encoder {
         Flags |= NUnsigned;
       // Inline: a 20-bit two's complement value; a 32-bit one in the next word.
       if (O.IntValue >= -int64_t(MaxInline / 2 + 1) && O.IntValue <= int64_t(MaxInline / 2))
-        Out.push_back(uint32_t(O.K) | Flags << KindBits | uint32_t(O.IntValue) << ValueShift);
-      else if (O.IntValue == int64_t(int32_t(O.IntValue))) {
-        Out.push_back(uint32_t(O.K) | (Flags | NBig) << KindBits);
-        Out.push_back(uint32_t(O.IntValue));
-      } else {
+        inlined(O.K, Flags, uint32_t(O.IntValue));
+      else if (O.IntValue == int64_t(int32_t(O.IntValue)))
+        big(O.K, Flags, uint32_t(O.IntValue));
+      else
         wide(O.K, Flags, uint64_t(O.IntValue));
-      }
       return;
     case Operand::Float:
       if (O.IsDouble)
         wide(O.K, Flags | NIsDouble, O.FloatBits);
       else if ((O.FloatBits & 0xFFF) == 0)
-        node(O.K, Flags | NUnsigned, uint32_t(O.FloatBits) >> 12);
+        inlined(O.K, Flags | NF32High, uint32_t(O.FloatBits) >> 12);
       else
         node(O.K, Flags, uint32_t(O.FloatBits));
       return;
     case Operand::Sink:
-      node(O.K, Flags, 0);
+      inlined(O.K, Flags, 0);
       return;
     case Operand::ExprOp: {
       uint64_t P = 0;
@@ -1584,10 +1593,8 @@ struct Encoder {
     case Operand::List:
     case Operand::Pair:
       if (O.K == Operand::Address && O.IntValue) {
-        Out.push_back(uint32_t(O.K) | (Flags | NOffset | NBig) << KindBits);
-        Out.push_back(uint32_t(O.Elems.size()));
-        Out.push_back(uint32_t(uint64_t(O.IntValue)));
-        Out.push_back(uint32_t(uint64_t(O.IntValue) >> 32));
+        big(O.K, Flags | NOffset, uint32_t(O.Elems.size()));
+        words64(uint64_t(O.IntValue));
       } else {
         node(O.K, Flags, uint32_t(O.Elems.size()));
       }
@@ -1694,7 +1701,7 @@ struct Decoder {
         O.FloatBits = wideValue(P);
         P += 2;
       } else {
-        O.FloatBits = Flags & NUnsigned ? uint64_t(V) << 12 : V;
+        O.FloatBits = Flags & NF32High ? uint64_t(V) << 12 : V;
       }
       break;
     case Operand::Sink:
