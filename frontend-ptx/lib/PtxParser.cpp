@@ -1784,12 +1784,13 @@ size_t Module::memoryBytes() const {
 }
 
 std::pair<unsigned, unsigned> Module::lineCol(Loc L) const {
-  if (LineStarts.empty()) {
+  // Lifting threads share a module (backend's parts): the table is built once, by one of them.
+  std::call_once(LinesOnce, [this] {
     LineStarts.push_back(0);
     for (size_t I = 0; I < Source.size(); ++I)
       if (Source[I] == '\n')
         LineStarts.push_back(uint32_t(I + 1));
-  }
+  });
   auto It = std::upper_bound(LineStarts.begin(), LineStarts.end(), L.Offset);
   unsigned Line = unsigned(It - LineStarts.begin());
   return {Line, L.Offset - LineStarts[Line - 1] + 1};

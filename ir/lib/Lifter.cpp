@@ -1016,7 +1016,8 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
     }
   }
   for (const ptx::TopLevel &T : PM.Items) {
-    if (T.K != ptx::TopLevel::Func || !T.F->IsEntry || !T.F->Body)
+    if (T.K != ptx::TopLevel::Func || !T.F->IsEntry || !T.F->Body ||
+        (Opts.SelectKernel && !Opts.SelectKernel(T.F->Name)))
       continue;
     FunctionLifter L(PM, *T.F, *R.M, Vars);
     if (Error E = L.lift()) {

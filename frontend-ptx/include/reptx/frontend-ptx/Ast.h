@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -306,7 +307,7 @@ public:
   /// Every byte the module owns: source, arena, intern and side tables.
   size_t memoryBytes() const;
 
-  /// 1-based line and column of a location.
+  /// 1-based line and column of a location. Thread-safe, as is every const member.
   std::pair<unsigned, unsigned> lineCol(Loc L) const;
   llvm::StringRef lineText(Loc L) const;
 
@@ -367,7 +368,8 @@ private:
   size_t InternCount = 0;
   std::vector<const char *> SymbolsById;
   std::vector<SpellingInfo> Spellings;
-  mutable std::vector<uint32_t> LineStarts;
+  mutable std::vector<uint32_t> LineStarts; // built by the first lineCol (LinesOnce)
+  mutable std::once_flag LinesOnce;
   size_t PeakBytes = 0, ParserBytes = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct LiftOptions {
   /// Data layout of the lifted module. It must put allocas in LocalAS ("A5"); a backend passes its
   /// target's layout, the default is a neutral little-endian 64-bit layout.
   std::string DataLayout = "e-i64:64-v16:16-v32:32-n32:64-A5-G1";
+  /// Which `.entry` kernels to lift (by name); empty: all. Every .func is lifted either way
+  /// (unused ones are dropped by the optimizer). Threads may lift one ptx::Module at once.
+  std::function<bool(llvm::StringRef)> SelectKernel;
 };
 
 /// A kernel that did not lift, with the reason (kernel name, PTX file:line and instruction).
