@@ -23,3 +23,13 @@ find_package(spdlog CONFIG REQUIRED)
 find_package(GTest CONFIG REQUIRED)
 find_package(benchmark CONFIG REQUIRED)
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
+
+# mimalloc (libmimalloc-dev) as the malloc of the programs that run LLVM: LLVM allocates and
+# frees small objects at a high rate, and glibc's malloc took 8% of compile time (bench/
+# RESULTS.md, "Compile throughput"). Only executables link it (never libcuda.so.1, which lives in
+# the application's process), and not under the sanitizers, which bring their own allocator.
+find_package(mimalloc 2.0 CONFIG REQUIRED)
+add_library(reptx_fast_malloc INTERFACE)
+if(NOT REPTX_SANITIZE)
+  target_link_libraries(reptx_fast_malloc INTERFACE mimalloc)
+endif()

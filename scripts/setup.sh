@@ -4,7 +4,7 @@ set -euo pipefail
 PACKAGES=(
   clang-22 lld-22 llvm-22-dev llvm-22-tools liblld-22-dev libclang-rt-22-dev
   cmake ninja-build ccache pkg-config python3 zstd
-  libelf-dev libzstd-dev liblz4-dev libxxhash-dev
+  libelf-dev libzstd-dev liblz4-dev libxxhash-dev libmimalloc-dev
   libcli11-dev libfmt-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
 missing=()
