@@ -13,10 +13,14 @@
 
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/ObjCopy/ConfigManager.h"
+#include "llvm/ObjCopy/ObjCopy.h"
+#include "llvm/Object/Binary.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -184,6 +188,18 @@ Error prepare(Module &M, TargetMachine &TM, const CompileOptions &Opts) {
   return Error::success();
 }
 
+// A module compiled in parts (PtxCompile.cpp): a variable that several parts use is defined in
+// each of them, weak and in a comdat group of its own, and the linker keeps one definition, which
+// every part's references then share. Shared memory is per kernel, nothing to share.
+void shareVariables(Module &M) {
+  for (GlobalVariable &GV : M.globals()) {
+    if (GV.isDeclaration() || !GV.hasExternalLinkage() || GV.getAddressSpace() == ir::SharedAS)
+      continue;
+    GV.setLinkage(GlobalValue::WeakODRLinkage);
+    GV.setComdat(M.getOrInsertComdat(GV.getName()));
+  }
+}
+
 std::vector<std::string> kernelNames(const Module &M) {
   std::vector<std::string> Names;
   for (const Function &F : M)
@@ -201,23 +217,116 @@ struct TempDir {
   }
 };
 
-Expected<std::vector<uint8_t>> link(ArrayRef<char> Object) {
+// Objects compiled apart (a module's parts) each carry an NT_AMDGPU_METADATA note listing their
+// kernels, and lld concatenates notes; a code object has one (the HSA runtime and the emulator
+// read one). So before the link the first object's note becomes the merge of all (its
+// amdhsa.kernels followed by the others'; every other key must agree), and the others lose
+// theirs.
+Expected<std::vector<std::vector<char>>> mergeMetadataNotes(ArrayRef<ObjectFile> Objects) {
+  msgpack::Document Doc;
+  auto Merger = [](msgpack::DocNode *Dest, msgpack::DocNode Src, msgpack::DocNode Key) -> int {
+    if (Src.isArray() && Dest->isArray())
+      return Key.isString() && Key.getString() == "amdhsa.kernels" ? Dest->getArray().size() : 0;
+    if (Src.isMap() && Dest->isMap())
+      return 0;
+    return *Dest == Src ? 0 : -1;
+  };
+  for (const ObjectFile &O : Objects) {
+    auto Obj = object::ELF64LEObjectFile::create(
+        MemoryBufferRef(StringRef(O.Bytes.data(), O.Bytes.size()), "part"));
+    if (!Obj)
+      return Obj.takeError();
+    const object::ELF64LEFile &File = Obj->getELFFile();
+    auto Sections = File.sections();
+    if (!Sections)
+      return Sections.takeError();
+    unsigned Found = 0;
+    for (const object::ELF64LE::Shdr &S : *Sections) {
+      if (S.sh_type != ELF::SHT_NOTE)
+        continue;
+      Error Err = Error::success();
+      for (const object::ELF64LE::Note &N : File.notes(S, Err)) {
+        if (N.getName() != "AMDGPU" || N.getType() != ELF::NT_AMDGPU_METADATA)
+          continue;
+        ArrayRef<uint8_t> Desc = N.getDesc(S.sh_addralign);
+        if (!Doc.readFromBlob(StringRef(reinterpret_cast<const char *>(Desc.data()), Desc.size()),
+                              /*Multi=*/false, Merger))
+          return createStringError("cannot merge the metadata of the module's parts");
+        ++Found;
+      }
+      if (Err)
+        return std::move(Err);
+    }
+    if (Found != 1)
+      return createStringError("a part's object has %u metadata notes, expected 1", Found);
+  }
+  std::string Blob;
+  Doc.writeToBlob(Blob);
+  // The note: name size, descriptor size, type, "AMDGPU\0" and the descriptor, each padded to 4.
+  std::string Note;
+  auto U32 = [&](uint32_t V) { Note.append(reinterpret_cast<const char *>(&V), 4); };
+  U32(7);
+  U32(uint32_t(Blob.size()));
+  U32(ELF::NT_AMDGPU_METADATA);
+  Note.append("AMDGPU\0\0", 8);
+  Note += Blob;
+  Note.resize(alignTo(Note.size(), 4), '\0');
+
+  std::vector<std::vector<char>> Out;
+  for (size_t I = 0; I < Objects.size(); ++I) {
+    objcopy::ConfigManager Config;
+    if (I == 0) {
+      Config.Common.UpdateSection.emplace_back(".note", MemoryBuffer::getMemBufferCopy(Note));
+    } else {
+      if (Error E = Config.Common.ToRemove.addMatcher(objcopy::NameOrPattern::create(
+              ".note", objcopy::MatchStyle::Literal, [](Error E) { return E; })))
+        return std::move(E);
+    }
+    auto Bin = object::createBinary(
+        MemoryBufferRef(StringRef(Objects[I].Bytes.data(), Objects[I].Bytes.size()), "part"));
+    if (!Bin)
+      return Bin.takeError();
+    SmallVector<char, 0> Bytes;
+    raw_svector_ostream OS(Bytes);
+    if (Error E = objcopy::executeObjcopyOnBinary(Config, **Bin, OS))
+      return std::move(E);
+    Out.emplace_back(Bytes.begin(), Bytes.end());
+  }
+  return Out;
+}
+
+Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
   TempDir Dir;
   if (std::error_code EC = sys::fs::createUniqueDirectory("reptx-lld", Dir.Path))
     return createStringError(EC, "cannot create a temporary directory");
-  SmallString<128> In(Dir.Path), Out(Dir.Path);
-  sys::path::append(In, "kernels.o");
+  SmallString<128> Out(Dir.Path);
   sys::path::append(Out, "kernels.hsaco");
-  {
+  std::vector<std::vector<char>> Merged;
+  if (Objects.size() > 1) {
+    auto M = mergeMetadataNotes(Objects);
+    if (!M)
+      return M.takeError();
+    Merged = std::move(*M);
+  }
+  std::vector<std::string> Inputs;
+  for (size_t I = 0; I < Objects.size(); ++I) {
+    SmallString<128> In(Dir.Path);
+    sys::path::append(In, "part" + Twine(I) + ".o");
     std::error_code EC;
     raw_fd_ostream OS(In, EC, sys::fs::OF_None);
     if (EC)
       return createStringError(EC, "cannot write " + In);
-    OS.write(Object.data(), Object.size());
+    const std::vector<char> &Bytes = Merged.empty() ? Objects[I].Bytes : Merged[I];
+    OS.write(Bytes.data(), Bytes.size());
+    Inputs.push_back(In.str().str());
   }
   std::string Diag;
   raw_string_ostream Errs(Diag), Outs(Diag);
-  const char *Args[] = {"ld.lld", "-shared", "--no-undefined", In.c_str(), "-o", Out.c_str()};
+  std::vector<const char *> Args = {"ld.lld", "-shared", "--no-undefined"};
+  for (const std::string &In : Inputs)
+    Args.push_back(In.c_str());
+  Args.push_back("-o");
+  Args.push_back(Out.c_str());
   // lld keeps global state: one link at a time.
   static std::mutex LinkMutex;
   lld::Result R;
@@ -280,14 +389,22 @@ Expected<CodeObject> compile(const Module &Lifted, const CompileOptions &Opts) {
 }
 
 Expected<CodeObject> compile(std::unique_ptr<Module> M, const CompileOptions &Opts) {
+  auto Obj = compileObject(std::move(M), Opts);
+  if (!Obj)
+    return Obj.takeError();
+  return link(ArrayRef<ObjectFile>(*Obj));
+}
+
+Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptions &Opts,
+                                   bool Part) {
   auto TMOr = createTargetMachine(Opts.Arch);
   if (!TMOr)
     return TMOr.takeError();
   TargetMachine &TM = **TMOr;
-  std::vector<std::string> Expected = kernelNames(*M);
-  if (Expected.empty())
+  ObjectFile Obj;
+  Obj.Kernels = kernelNames(*M);
+  if (Obj.Kernels.empty())
     return createStringError("no kernels to compile");
-  CompileTimes Times;
   using Clock = std::chrono::steady_clock;
   auto Since = [](Clock::time_point T) {
     return std::chrono::duration<double>(Clock::now() - T).count();
@@ -295,7 +412,9 @@ Expected<CodeObject> compile(std::unique_ptr<Module> M, const CompileOptions &Op
   auto T0 = Clock::now();
   if (Error E = prepare(*M, TM, Opts))
     return std::move(E);
-  Times.Prepare = Since(T0);
+  if (Part)
+    shareVariables(*M);
+  Obj.Times.Prepare = Since(T0);
 
   T0 = Clock::now();
   {
@@ -319,32 +438,47 @@ Expected<CodeObject> compile(std::unique_ptr<Module> M, const CompileOptions &Op
     ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
     MPM.run(*M, MAM);
   }
-  Times.Optimize = Since(T0);
+  Obj.Times.Optimize = Since(T0);
 
   T0 = Clock::now();
-  SmallVector<char, 0> Object;
   {
+    SmallVector<char, 0> Object;
     raw_svector_ostream OS(Object);
     legacy::PassManager PM;
     if (TM.addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::ObjectFile))
       return createStringError("the AMDGPU target cannot emit an object file");
     PM.run(*M);
+    Obj.Bytes.assign(Object.begin(), Object.end());
   }
-  Times.Codegen = Since(T0);
-  T0 = Clock::now();
-  auto Linked = link(Object);
-  Times.Link = Since(T0);
+  Obj.Times.Codegen = Since(T0);
+  return Obj;
+}
+
+Expected<CodeObject> link(ArrayRef<ObjectFile> Objects) {
+  using Clock = std::chrono::steady_clock;
+  auto T0 = Clock::now();
+  auto Linked = linkFiles(Objects);
+  CompileTimes Times;
+  for (const ObjectFile &O : Objects) {
+    Times.Prepare += O.Times.Prepare;
+    Times.Optimize += O.Times.Optimize;
+    Times.Codegen += O.Times.Codegen;
+  }
+  Times.Link = std::chrono::duration<double>(Clock::now() - T0).count();
   if (!Linked)
     return Linked.takeError();
   auto Found = kernelSymbols(*Linked);
   if (!Found)
     return Found.takeError();
   std::set<std::string> Have(Found->begin(), Found->end());
-  for (const std::string &K : Expected)
-    if (!Have.count(K))
-      return createStringError("kernel '" + K + "' is missing from the " + Opts.Arch +
-                               " code object");
-  return CodeObject{std::move(*Linked), std::move(Expected), Times};
+  std::vector<std::string> Kernels;
+  for (const ObjectFile &O : Objects)
+    for (const std::string &K : O.Kernels) {
+      if (!Have.count(K))
+        return createStringError("kernel '" + K + "' is missing from the linked code object");
+      Kernels.push_back(K);
+    }
+  return CodeObject{std::move(*Linked), std::move(Kernels), Times};
 }
 
 } // namespace reptx::backend

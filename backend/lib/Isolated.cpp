@@ -47,7 +47,7 @@ namespace {
 // --- Framing ------------------------------------------------------------------------------------
 
 constexpr char FrameMagic[4] = {'R', 'X', 'W', 'F'};
-constexpr uint32_t ProtocolVersion = 1;
+constexpr uint32_t ProtocolVersion = 2; // 2: CompileOptions::Threads
 constexpr size_t FrameHeaderSize = 24;
 constexpr uint64_t MaxFrameSize = 2ull << 30;
 
@@ -163,6 +163,7 @@ std::string encodeRequest(const Request &Q) {
   W.str(Q.Opts.Arch);
   W.u32(Q.Opts.CodeObjectVersion);
   W.u32(unsigned(Q.Opts.Wave64));
+  W.u32(Q.Opts.Threads);
   W.strs(Q.Sel.Only);
   W.strs(Q.Sel.Exclude);
   return frame(RequestFrame, W.S);
@@ -172,8 +173,8 @@ bool decodeRequest(StringRef P, Request &Q) {
   Reader R{P};
   uint32_t Wave64 = 0;
   bool Ok = R.str(Q.M.Name) && R.str(Q.M.Text) && R.str(Q.Opts.Arch) &&
-            R.u32(Q.Opts.CodeObjectVersion) && R.u32(Wave64) && Wave64 <= 1 && R.strs(Q.Sel.Only) &&
-            R.strs(Q.Sel.Exclude) && R.D.empty();
+            R.u32(Q.Opts.CodeObjectVersion) && R.u32(Wave64) && Wave64 <= 1 &&
+            R.u32(Q.Opts.Threads) && R.strs(Q.Sel.Only) && R.strs(Q.Sel.Exclude) && R.D.empty();
   Q.Opts.Wave64 = CompileOptions::Wave64Mode(Wave64);
   return Ok;
 }

@@ -145,8 +145,7 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T) {
   CO.CodeObjectVersion = T.CodeObjectVersion;
   CO.Wave64 = T.Wave64Mode == "single" ? backend::CompileOptions::Wave64Mode::Single
                                        : backend::CompileOptions::Wave64Mode::Packed;
-  CO.Wave64 = T.Wave64Mode == "single" ? backend::CompileOptions::Wave64Mode::Single
-                                       : backend::CompileOptions::Wave64Mode::Packed;
+  CO.Threads = I->O.CompileThreads;
   auto MR = I->O.Isolate ? backend::compilePtxIsolated(PM, CO, I->O.Isolation)
                          : backend::compilePtx(PM, CO);
   if (!MR)

@@ -32,6 +32,7 @@ struct CompileOpts {
   bool NoCache = false;
   unsigned Cov = 5;
   std::string Wave64Mode = "packed";
+  unsigned Threads = 0;
 };
 
 struct PtxInput {
@@ -147,6 +148,7 @@ int runCompile(const CompileOpts &O) {
   // in LLVM is an error about one kernel rather than the end of reptx.
   driver::Compiler::Options DO;
   DO.UseCache = !O.NoCache;
+  DO.CompileThreads = O.Threads;
   DO.OnWarning = [](const cache::Warning &W) {
     llvm::WithColor::warning(llvm::errs(), "reptx") << W.Message << "\n";
   };
@@ -222,6 +224,9 @@ Runner addCompileCommand(CLI::App &App) {
                   "wave, changes the launch ABI; see backend/README.md)")
       ->check(CLI::IsMember({"packed", "single"}))
       ->capture_default_str();
+  Cmd->add_option("-j,--threads", O->Threads,
+                  "Threads for a large module, compiled in parts (default: all cores; the code "
+                  "object is the same whatever the number)");
   return [O] { return runCompile(*O); };
 }
 

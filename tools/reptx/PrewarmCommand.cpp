@@ -426,6 +426,8 @@ int Prewarm::run() {
   driver::Compiler::Options DO;
   DO.OutputLayer = O.Output;
   DO.Isolation.TimeoutSeconds = O.Timeout;
+  // The jobs share the cores: a large module's parts get the threads its job is worth.
+  DO.CompileThreads = std::max(1u, std::thread::hardware_concurrency() / std::max(1u, O.Jobs));
   DO.OnWarning = [](const cache::Warning &W) {
     static std::mutex WarnLock; // the main cache and the output layer warn independently
     std::lock_guard<std::mutex> G(WarnLock);

@@ -29,6 +29,10 @@ struct CompileOptions {
   /// kernel argument `__reptx_wave64_single` carrying the PTX block size.
   enum class Wave64Mode { Packed, Single };
   Wave64Mode Wave64 = Wave64Mode::Packed;
+  /// Threads for one module (compilePtx): a large module is compiled in parts, groups of kernels
+  /// chosen from the PTX alone (so the code object does not depend on this number), each part on
+  /// a thread of its own, and the parts linked into one code object. 0: one per core.
+  unsigned Threads = 0;
 };
 
 /// "packed" or "single".
@@ -39,9 +43,13 @@ unsigned waveSize(llvm::StringRef Arch);
 /// keys (cache::CompilerIdentity::HelperLibraryHash).
 std::string helperLibraryDigest();
 
-/// Where compile() spent its time, in seconds (for bench/ and `reptx compile --time`).
+/// Where a compile spent its time, in seconds (for bench/). compile() fills the backend's four;
+/// compilePtx also parsing and lifting, each summed over the module's parts (so, with threads,
+/// more than the time that passed).
 struct CompileTimes {
-  double Prepare = 0;  // clone, helper library, intrinsics, verification
+  double Parse = 0;    // PTX text to AST
+  double Lift = 0;     // AST to LLVM IR
+  double Prepare = 0;  // helper library, intrinsics, verification
   double Optimize = 0; // the O3 pipeline
   double Codegen = 0;  // instruction selection to the object file
   double Link = 0;     // lld
@@ -50,6 +58,13 @@ struct CompileTimes {
 struct CodeObject {
   std::vector<uint8_t> Bytes;       // the linked ELF (.hsaco)
   std::vector<std::string> Kernels; // kernels found in it (their .kd symbols)
+  CompileTimes Times;
+};
+
+/// A relocatable object of some kernels (compileObject), to be linked with others (link).
+struct ObjectFile {
+  std::vector<char> Bytes;
+  std::vector<std::string> Kernels; // the kernels defined in it
   CompileTimes Times;
 };
 
@@ -66,6 +81,16 @@ llvm::Expected<CodeObject> compile(const llvm::Module &Lifted, const CompileOpti
 /// about as much as lifting it again).
 llvm::Expected<CodeObject> compile(std::unique_ptr<llvm::Module> Lifted,
                                    const CompileOptions &Opts);
+
+/// The first half of compile(): O3 and code generation to a relocatable object, no link. With
+/// Part, the module is one of several parts of a PTX module that will be linked together: its
+/// .global/.const variables (and the helper library's) are defined weak, each in a comdat group,
+/// so that the linker keeps one definition of each.
+llvm::Expected<ObjectFile> compileObject(std::unique_ptr<llvm::Module> Lifted,
+                                         const CompileOptions &Opts, bool Part = false);
+/// The second half: links objects (one or more, e.g. the parts of a module) into one code
+/// object with in-process lld, and checks that every kernel of every object is in it.
+llvm::Expected<CodeObject> link(llvm::ArrayRef<ObjectFile> Objects);
 
 /// The data layout of the AMDGPU target, for ir::LiftOptions.
 std::string dataLayout();

@@ -39,15 +39,27 @@ struct ModuleResult {
   /// False when a failure may not repeat (a crash, a timeout, unreadable worker output): such a
   /// result must not be cached.
   bool Deterministic = true;
+  /// Where the time went, and how many separately compiled parts (planModuleParts) CodeObject was
+  /// linked from: compilePtx in this process only, the worker does not send them back.
+  CompileTimes Times;
+  unsigned Parts = 1;
 };
 
 /// Parses, lifts and compiles in this process. A kernel that fails to lift is left out (its
 /// reason names the kernel, the PTX file:line and the instruction); when the backend rejects the
-/// module as a whole, each kernel is compiled alone to find the ones at fault, and the module is
-/// compiled again without them. Errors: PTX that does not parse, or a module-level failure. An
-/// LLVM fatal error or crash ends this process: see compilePtxIsolated.
+/// module (or one of its parts, planModuleParts) as a whole, each kernel is compiled alone to
+/// find the ones at fault, and the rest is compiled again without them. Errors: PTX that does not
+/// parse, or a module-level failure. An LLVM fatal error or crash ends this process: see
+/// compilePtxIsolated.
 llvm::Expected<ModuleResult> compilePtx(const PtxModule &M, const CompileOptions &Opts,
                                         const KernelSelection &Sel = {});
+
+/// How compilePtx splits a module into parts compiled on their own (on CompileOptions::Threads
+/// threads) and then linked: the selected kernels in PTX order, in groups of about 128 kB of PTX
+/// each; one group for a smaller module. Decided from the PTX alone, so that the code object
+/// does not depend on the number of threads.
+std::vector<std::vector<std::string>> planModuleParts(const ptx::Module &M,
+                                                      const KernelSelection &Sel = {});
 
 struct IsolationOptions {
   /// The worker executable; empty: findCompileWorker().

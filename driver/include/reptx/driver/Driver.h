@@ -69,6 +69,9 @@ public:
     /// Compile in the worker process (backend/Isolated.h); off: in this process.
     bool Isolate = true;
     backend::IsolationOptions Isolation;
+    /// Threads for one compile (backend::CompileOptions::Threads; the code object does not
+    /// depend on it). 0: one per core; `reptx prewarm -j N` gives each of its N compiles a share.
+    unsigned CompileThreads = 0;
     /// Receives the cache's warnings (damaged entries, full disk...).
     cache::WarningHandler OnWarning;
   };
