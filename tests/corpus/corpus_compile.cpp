@@ -5,19 +5,22 @@
 // kernels (a regression floor), 77 without the toolkit, 1 otherwise.
 //
 // With --ptxas PATH (bench/), every text is also assembled by ptxas -O3 for its own .target, one
-// file at a time, and the report compares the times: reptx's parse, lift, optimize, codegen and
-// link for the first --arch against ptxas's wall time on the same files; --per-file adds one line
-// per text on stderr with its times. --only keeps the sample's texts whose name contains NAME
-// (e.g. "libcusparse.so.12[c62.e7]"), to profile one text.
+// file at a time, and compiled by reptx for the first --arch as `reptx compile` does it
+// (backend::compilePtx in this process: a large module in parts on --threads threads, 0 = one
+// per core); the report gives wall and CPU time of both and reptx's time per phase (parse, lift,
+// prepare, optimize, codegen, link); --per-file adds one line per text on stderr with its times.
+// --only keeps the sample's texts whose name contains NAME (e.g. "libcusparse.so.12[c62.e7]"),
+// to profile one text. LLVM options for profiling (-time-passes) come from $REPTX_LLVM_ARGS.
 //
 // usage: corpus_compile [--sample N | --all] [--arch gfx942,gfx1100] [--jobs N] [--min PERCENT]
-//                       [--top K] [--ptxas PATH [--per-file]] [--only NAME]
+//                       [--top K] [--ptxas PATH [--per-file] [--threads N]] [--only NAME]
 //                       [--write-objects DIR] CUDA_HOME
 //
 // --write-objects DIR writes every code object compiled to DIR/<text hash>.<arch>.hsaco (the
 // opcode census test, tests/census, reads them).
 #include "ToolkitLibraries.h"
 #include "reptx/backend/Backend.h"
+#include "reptx/backend/Isolated.h"
 
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -26,8 +29,10 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -99,13 +104,14 @@ double childrenCpu() {
 
 // Compile throughput against ptxas (issue 4, acceptance 4): the same files, one at a time.
 int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
-                      const std::string &Ptxas, bool PerFile) {
+                      const std::string &Ptxas, bool PerFile, unsigned Threads) {
   llvm::SmallString<128> Dir;
   if (llvm::sys::fs::createUniqueDirectory("corpus-ptxas", Dir)) {
     llvm::errs() << "cannot create a temporary directory\n";
     return 1;
   }
   double Parse = 0, Lift = 0, Prepare = 0, Opt = 0, Codegen = 0, Link = 0, PtxasTime = 0;
+  double ReptxTime = 0;
   double PtxasCpu = 0, ReptxCpu = 0;
   unsigned Files = 0, PtxasFailed = 0, Kernels = 0, Compiled = 0;
   std::regex Target(R"(\.target\s+(sm_[0-9]+[af]?))");
@@ -135,69 +141,61 @@ int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
       ++PtxasFailed;
       continue;
     }
-    auto R0 = Clock::now();
-    double S0 = selfCpu();
-    ptx::ParseResult Parsed = ptx::parse(T.Name, T.Body);
-    double TP = since(R0);
-    if (!Parsed.ok())
-      continue;
-    llvm::LLVMContext Ctx;
-    R0 = Clock::now();
-    auto L = ir::liftModule(*Parsed.M, Ctx);
-    double TL = since(R0);
-    if (!L) {
-      llvm::consumeError(L.takeError());
-      continue;
-    }
-    ++Files;
-    PtxasTime += PT;
-    Parse += TP;
-    Lift += TL;
-    Kernels += L->Kernels.size() + L->Failures.size();
-    if (L->Kernels.empty())
-      continue;
+    // As `reptx compile` does in its worker: a large module in parts on Threads threads.
     backend::CompileOptions Opts;
     Opts.Arch = Arch;
-    auto CO = backend::compile(std::move(L->M), Opts);
+    Opts.Threads = Threads;
+    auto R0 = Clock::now();
+    double S0 = selfCpu();
+    auto CO = backend::compilePtx({T.Name, T.Body}, Opts);
+    double RW = since(R0), RC = selfCpu() - S0;
     if (!CO) {
       llvm::consumeError(CO.takeError());
       continue;
     }
+    ++Files;
+    PtxasTime += PT;
+    ReptxTime += RW;
+    Kernels += CO->Kernels.size() + CO->Failures.size();
+    if (CO->Kernels.empty())
+      continue;
     Compiled += CO->Kernels.size();
-    double RC = selfCpu() - S0;
     PtxasCpu += PC;
     ReptxCpu += RC;
     if (PerFile)
-      llvm::errs() << llvm::format("file %s %zu bytes %zu kernels: ptxas %.3f s, reptx parse %.3f "
-                                   "lift %.3f prepare %.3f optimize %.3f codegen %.3f link %.3f; "
-                                   "CPU ptxas %.3f reptx %.3f\n",
-                                   T.Name.c_str(), T.Body.size(), CO->Kernels.size(), PT, TP, TL,
-                                   CO->Times.Prepare, CO->Times.Optimize, CO->Times.Codegen,
-                                   CO->Times.Link, PC, RC);
+      llvm::errs() << llvm::format("file %s %zu bytes %zu kernels: ptxas %.3f s, reptx %.3f s "
+                                   "(parse %.3f lift %.3f prepare %.3f optimize %.3f codegen %.3f "
+                                   "link %.3f); CPU ptxas %.3f reptx %.3f\n",
+                                   T.Name.c_str(), T.Body.size(), CO->Kernels.size(), PT, RW,
+                                   CO->Times.Parse, CO->Times.Lift, CO->Times.Prepare,
+                                   CO->Times.Optimize, CO->Times.Codegen, CO->Times.Link, PC, RC);
+    Parse += CO->Times.Parse;
+    Lift += CO->Times.Lift;
     Prepare += CO->Times.Prepare;
     Opt += CO->Times.Optimize;
     Codegen += CO->Times.Codegen;
     Link += CO->Times.Link;
   }
   llvm::sys::fs::remove_directories(Dir);
-  double Reptx = Parse + Lift + Prepare + Opt + Codegen + Link;
+  double Phases = Parse + Lift + Prepare + Opt + Codegen + Link;
   llvm::outs() << Files << " files compared (" << PtxasFailed << " left out: ptxas rejects them), "
-               << Compiled << " of " << Kernels << " kernels compiled by reptx for " << Arch << "\n"
-               << llvm::format("ptxas -O3: %.2f s; reptx: %.2f s (parse %.2f, lift %.2f, prepare "
-                               "%.2f, optimize %.2f, codegen %.2f, link %.2f)\n",
-                               PtxasTime, Reptx, Parse, Lift, Prepare, Opt, Codegen, Link)
-               << llvm::format("ratio ptxas/reptx: %.2f (above 1: reptx is faster)\n",
-                               Reptx > 0 ? PtxasTime / Reptx : 0.0)
-               << llvm::format("CPU time of the texts both compiled: ptxas %.2f s, reptx %.2f s, "
-                               "ratio %.2f\n",
-                               PtxasCpu, ReptxCpu, ReptxCpu > 0 ? PtxasCpu / ReptxCpu : 0.0);
+               << Compiled << " of " << Kernels << " kernels compiled by reptx for " << Arch << ", "
+               << (Threads ? std::to_string(Threads) : std::string("all")) << " threads\n"
+               << llvm::format("wall: ptxas -O3 %.2f s, reptx %.2f s; ratio ptxas/reptx %.2f "
+                               "(above 1: reptx is faster)\n",
+                               PtxasTime, ReptxTime, ReptxTime > 0 ? PtxasTime / ReptxTime : 0.0)
+               << llvm::format("CPU: ptxas %.2f s, reptx %.2f s; ratio %.2f\n", PtxasCpu, ReptxCpu,
+                               ReptxCpu > 0 ? PtxasCpu / ReptxCpu : 0.0)
+               << llvm::format("reptx phases, summed over threads: %.2f s (parse %.2f, lift %.2f, "
+                               "prepare %.2f, optimize %.2f, codegen %.2f, link %.2f)\n",
+                               Phases, Parse, Lift, Prepare, Opt, Codegen, Link);
   return 0;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  unsigned Jobs = 2, Sample = 200, Top = 25;
+  unsigned Jobs = 2, Sample = 200, Top = 25, Threads = 0;
   bool All = false, PerFile = false;
   double Min = 0;
   std::string Cuda, Archs = "gfx942,gfx1100", Ptxas, WriteDir, Only;
@@ -219,6 +217,8 @@ int main(int argc, char **argv) {
       Ptxas = argv[++I];
     else if (A == "--only" && I + 1 < argc)
       Only = argv[++I];
+    else if (A == "--threads" && I + 1 < argc)
+      Threads = std::atoi(argv[++I]);
     else if (A == "--per-file")
       PerFile = true;
     else if (A == "--write-objects" && I + 1 < argc)
@@ -226,6 +226,11 @@ int main(int argc, char **argv) {
     else
       Cuda = A.str();
   }
+  {
+    const char *Args[] = {"corpus_compile"};
+    llvm::cl::ParseCommandLineOptions(1, Args, "", nullptr, nullptr, "REPTX_LLVM_ARGS");
+  }
+  llvm::llvm_shutdown_obj Shutdown;
   llvm::parallel::strategy = llvm::hardware_concurrency(Jobs);
   std::set<std::string> Files = corpus::toolkitLibraries(Cuda);
   if (Files.empty()) {
@@ -277,7 +282,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!Ptxas.empty())
-    return benchAgainstPtxas(Texts, llvm::StringRef(Archs).split(',').first.str(), Ptxas, PerFile);
+    return benchAgainstPtxas(Texts, llvm::StringRef(Archs).split(',').first.str(), Ptxas, PerFile,
+                             Threads);
 
   llvm::SmallVector<llvm::StringRef, 5> ArchList;
   llvm::StringRef(Archs).split(ArchList, ',');
