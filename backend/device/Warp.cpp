@@ -12,34 +12,38 @@ enum class ShflMode { Up, Down, Bfly, Idx };
 // shfl.sync d|p, a, b, c, membermask (PTX ISA 9.7.9.6): b is the source lane or lane offset,
 // c packs the clamp value (bits 0-4) and the segment mask (bits 8-12). Returns d in bits 0-31 and
 // p in bit 32; a lane whose source lies outside its segment keeps its own value with p = 0.
+// A valid source of up, down and bfly lies in the caller's own warp, so its hardware lane is the
+// caller's moved by b (or xor b): hwLane() -/+/^ (P ? b : 0), which folds into the permute address
+// (V_ADD_LSHL) instead of rebuilding warp base + lane.
 template <ShflMode Mode> u64 shfl(u32 A, u32 B, u32 C) {
-  s32 Lane = s32(laneId());
+  u32 Hw = hwLane();
+  s32 Lane = s32(Hw & 31);
   s32 Bval = s32(B & 31), Cval = s32(C & 31), Seg = s32((C >> 8) & 31);
   s32 MaxLane = (Lane & Seg) | (Cval & ~Seg);
   s32 MinLane = Lane & Seg;
-  s32 J;
   bool P;
+  u32 Src;
   switch (Mode) {
   case ShflMode::Up:
-    J = Lane - Bval;
-    P = J >= MaxLane;
+    P = Lane - Bval >= MaxLane;
+    Src = Hw - u32(P ? Bval : 0);
     break;
   case ShflMode::Down:
-    J = Lane + Bval;
-    P = J <= MaxLane;
+    P = Lane + Bval <= MaxLane;
+    Src = Hw + u32(P ? Bval : 0);
     break;
   case ShflMode::Bfly:
-    J = Lane ^ Bval;
-    P = J <= MaxLane;
+    P = (Lane ^ Bval) <= MaxLane;
+    Src = Hw ^ u32(P ? Bval : 0);
     break;
-  case ShflMode::Idx:
-    J = MinLane | (Bval & ~Seg);
+  case ShflMode::Idx: {
+    s32 J = MinLane | (Bval & ~Seg);
     P = J <= MaxLane;
+    Src = P ? warpBase() + u32(J) : Hw;
     break;
   }
-  if (!P)
-    J = Lane;
-  return u64(readWarpLane(A, u32(J))) | (u64(P) << 32);
+  }
+  return u64(u32(__builtin_amdgcn_ds_bpermute(s32(Src << 2), s32(A)))) | (u64(P) << 32);
 }
 
 // Reduction over the lanes of each warp that are active and name themselves in their membermask
