@@ -334,7 +334,7 @@ int main(int argc, char **argv) {
       S.Unlinked.push_back(T.Name);
     }
     S.Compiled += CO->Kernels.size();
-    if (!WriteDir.empty()) {
+    if (!WriteDir.empty() && !CO->CodeObject.empty()) { // none: every kernel failed
       llvm::SmallString<256> Out(WriteDir);
       llvm::sys::path::append(Out, llvm::utohexstr(T.Hash) + "." + Opts.Arch + ".hsaco");
       std::error_code EC;
