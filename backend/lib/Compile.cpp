@@ -325,6 +325,20 @@ Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
   std::vector<const char *> Args = {"ld.lld", "-shared", "--no-undefined"};
   for (const std::string &In : Inputs)
     Args.push_back(In.c_str());
+  // Between the parts' code lld leaves the alignment gaps zero, which on gfx11 decodes as
+  // v_illegal; fill them with s_nop 0 (0xBF800000, little-endian; lld writes the fill value
+  // big-endian), which every target decodes. The rest of the layout stays lld's default.
+  SmallString<128> Script(Dir.Path);
+  if (Objects.size() > 1) {
+    sys::path::append(Script, "fill.lds");
+    std::error_code EC;
+    raw_fd_ostream OS(Script, EC, sys::fs::OF_None);
+    if (EC)
+      return createStringError(EC, "cannot write " + Script);
+    OS << "OVERWRITE_SECTIONS {\n  .text : { *(.text .text.*) } =0x000080BF\n}\n";
+    Args.push_back("-T");
+    Args.push_back(Script.c_str());
+  }
   Args.push_back("-o");
   Args.push_back(Out.c_str());
   // lld keeps global state: one link at a time.

@@ -6,6 +6,7 @@
 #include "LiftTestUtil.h"
 
 #include "reptx/backend/Isolated.h"
+#include "reptx/emulator/Census.h"
 
 #include "llvm/Object/ELFObjectFile.h"
 
@@ -161,9 +162,16 @@ TEST_P(ModulePartsExec, PartsShareVariablesAndFailAlone) {
   ASSERT_TRUE(static_cast<bool>(One)) << llvm::toString(One.takeError());
   EXPECT_EQ(One->CodeObject, MR->CodeObject);
 
-  // k_store (part 1) writes g; k_load (part 2) reads it and c; k_twice (part 4) runs too.
   auto CO = CodeObject::load(MR->CodeObject);
   ASSERT_TRUE(static_cast<bool>(CO)) << llvm::toString(CO.takeError());
+  // The gaps between the parts' code decode as instructions the emulator knows (lld's default
+  // zero fill is v_illegal on gfx11).
+  std::map<std::string, MnemonicUse> Uses;
+  addCensus(**CO, Uses);
+  for (const auto &[Mnemonic, Use] : Uses)
+    EXPECT_TRUE(Use.Supported) << Mnemonic << " x" << Use.Count << ": " << Use.Problem;
+
+  // k_store (part 1) writes g; k_load (part 2) reads it and c; k_twice (part 4) runs too.
   Device Dev;
   Dev.setCodeObjectsWritable(true);
   const uint32_t N = 64;
