@@ -116,11 +116,9 @@ Expected<GroupResult> compileGroup(const ptx::Module &Ptx, const std::string &Na
   std::set<std::string> All(Wanted.begin(), Wanted.end());
   auto Whole = CompileSome(All);
   auto Done = [&](ObjectFile &&Obj) {
-    Out.Times.Prepare = Obj.Times.Prepare;
-    Out.Times.Optimize = Obj.Times.Optimize;
-    Out.Times.Codegen = Obj.Times.Codegen;
-    if (Linked)
-      Out.Times.Link = Linked->Times.Link;
+    double Lift = Out.Times.Lift;
+    Out.Times = Linked ? Linked->Times : Obj.Times; // with the link's time when linked here
+    Out.Times.Lift = Lift;
     Out.Objects.push_back(std::move(Obj));
     Out.Linked = std::move(Linked);
   };
@@ -246,6 +244,7 @@ Expected<ModuleResult> compilePtx(const PtxModule &PM, const CompileOptions &Opt
       T.join();
     ModuleResult Out;
     std::vector<ObjectFile> Objects;
+    double Lift = 0;
     Error Err = Error::success();
     for (auto &D : Done) {
       if (!*D) {
@@ -254,10 +253,7 @@ Expected<ModuleResult> compilePtx(const PtxModule &PM, const CompileOptions &Opt
       }
       for (ir::KernelFailure &F : (*D)->Failures)
         Out.Failures.push_back(std::move(F));
-      Out.Times.Lift += (*D)->Times.Lift;
-      Out.Times.Prepare += (*D)->Times.Prepare;
-      Out.Times.Optimize += (*D)->Times.Optimize;
-      Out.Times.Codegen += (*D)->Times.Codegen;
+      Lift += (*D)->Times.Lift;
       for (ObjectFile &O : (*D)->Objects)
         Objects.push_back(std::move(O));
     }
@@ -273,7 +269,8 @@ Expected<ModuleResult> compilePtx(const PtxModule &PM, const CompileOptions &Opt
     }
     Out.CodeObject = std::move(Linked->Bytes);
     Out.Kernels = std::move(Linked->Kernels);
-    Out.Times.Link = Linked->Times.Link;
+    Out.Times = Linked->Times; // the objects' compile times, summed by link(), and the link's
+    Out.Times.Lift = Lift;
     Out.Parts = unsigned(Objects.size());
     return Out;
   }();
