@@ -5,6 +5,7 @@
 #include "reptx/backend/Backend.h"
 
 #include "AmdgpuIntrinsics.h"
+#include "BlockOrder.h"
 #include "DeviceLibrary.h"
 #include "WarpLayout.h"
 
@@ -452,6 +453,10 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
     MPM.run(*M, MAM);
   }
+  // nvcc's address arithmetic next to the loads and stores it feeds (BlockOrder.h).
+  for (Function &F : *M)
+    if (!F.isDeclaration())
+      sinkToFirstUse(F);
   Obj.Times.Optimize = Since(T0);
 
   T0 = Clock::now();

@@ -1,0 +1,121 @@
+// sinkToFirstUse (BlockOrder.h), per block and in O(n log n) of its size: first decide which
+// values sink (top-down, from the first and last user of each value in the original order), then
+// place the block's anchors (every instruction that does not sink) in their order, each preceded
+// by the sinking values it uses that are not placed yet, recursively, the latest-defined operand
+// first. Each sinking value thus lands just before its first user, as if moved there bottom-up one
+// at a time, without renumbering the block after every move.
+#include "BlockOrder.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+
+#include <algorithm>
+#include <utility>
+
+using namespace llvm;
+
+namespace reptx::backend {
+
+namespace {
+
+/// A value that may move later in its block: no memory access, no side effect, not a call
+/// (convergent operations stay where they are), and every user a non-PHI in the same block.
+bool isMovable(const Instruction &I) {
+  if (I.isTerminator() || isa<PHINode>(I) || isa<CallBase>(I) || isa<AllocaInst>(I) ||
+      I.isEHPad() || I.mayReadOrWriteMemory() || I.mayHaveSideEffects() || I.use_empty())
+    return false;
+  return all_of(I.users(), [&](const User *U) {
+    auto *UI = dyn_cast<Instruction>(U);
+    return UI && UI->getParent() == I.getParent() && !isa<PHINode>(UI);
+  });
+}
+
+} // namespace
+
+void sinkToFirstUse(Function &F) {
+  DenseMap<const Instruction *, unsigned> Index, FirstUse, LastUse;
+  SmallPtrSet<const Instruction *, 32> Sinkable, Placed;
+  SmallVector<Instruction *, 64> Order, Operands;
+  SmallVector<std::pair<Instruction *, bool>, 32> Stack;
+  for (BasicBlock &BB : F) {
+    Index.clear();
+    Sinkable.clear();
+    unsigned N = 0;
+    for (Instruction &I : BB)
+      Index[&I] = N++;
+    // Positions of each value's first and last user in the block (the original order); a value
+    // used outside the block, or by a PHI, lives to the end.
+    FirstUse.clear();
+    LastUse.clear();
+    for (Instruction &I : BB) {
+      unsigned First = ~0u, Last = 0;
+      for (const User *U : I.users()) {
+        auto *UI = dyn_cast<Instruction>(U);
+        if (!UI || UI->getParent() != &BB || isa<PHINode>(UI)) {
+          Last = ~0u;
+          continue;
+        }
+        First = std::min(First, Index[UI]);
+        Last = std::max(Last, Index[UI]);
+      }
+      FirstUse[&I] = First;
+      LastUse[&I] = Last;
+    }
+    // Top-down, so an operand's decision is known: I moves only when that keeps every operand it
+    // reads from this block live no longer than before (the operand is used at or after I's first
+    // user anyway, or moves along with I as its only user), so the move never lengthens a live
+    // range. Values from other blocks count as live through the block (loop invariants are).
+    for (Instruction &I : BB) {
+      if (!isMovable(I))
+        continue;
+      unsigned Target = FirstUse[&I];
+      bool Shortens = all_of(I.operands(), [&](const Use &U) {
+        auto *OI = dyn_cast<Instruction>(U.get());
+        if (!OI || OI->getParent() != &BB)
+          return true;
+        return LastUse[OI] >= Target || (Sinkable.count(OI) && FirstUse[OI] == Index[&I]);
+      });
+      if (Shortens)
+        Sinkable.insert(&I);
+    }
+    if (Sinkable.empty())
+      continue;
+    Placed.clear();
+    Order.clear();
+    for (Instruction &Anchor : BB) {
+      if (Sinkable.count(&Anchor))
+        continue;
+      // Depth first without recursion (a block's operand chains can be thousands deep): an entry
+      // (I, false) places I's pending operands, then (I, true) places I itself.
+      Stack.push_back({&Anchor, false});
+      while (!Stack.empty()) {
+        auto [I, Expanded] = Stack.pop_back_val();
+        if (Expanded) {
+          Order.push_back(I);
+          continue;
+        }
+        if (!Placed.insert(I).second)
+          continue;
+        Stack.push_back({I, true});
+        Operands.clear();
+        for (Value *Op : I->operands())
+          if (auto *OI = dyn_cast<Instruction>(Op); OI && Sinkable.count(OI) && !Placed.count(OI))
+            Operands.push_back(OI);
+        // Pushed earliest-defined first, so the latest-defined operand is placed first and the
+        // earliest one ends up next to the user.
+        sort(Operands, [&](Instruction *A, Instruction *B) { return Index[A] < Index[B]; });
+        Operands.erase(std::unique(Operands.begin(), Operands.end()), Operands.end());
+        for (Instruction *OI : Operands)
+          Stack.push_back({OI, false});
+      }
+    }
+    for (Instruction *I : Order)
+      I->moveBefore(BB, BB.end());
+  }
+}
+
+} // namespace reptx::backend
