@@ -105,9 +105,10 @@ entry:
             "v y x sum");
 }
 
-// Loads, calls and PHIs stay in order; a value used in another block or by a PHI stays.
-TEST(BlockOrder, MemoryCallsPhisAndLiveOutValuesStay) {
-  const std::string IR = R"(
+// A loop whose exit test reads ExitOn (%i or %next): %twice = %i * 2 is used after a call and
+// a load, %next feeds the PHI and %out is used after the loop.
+std::string loop(const std::string &ExitOn) {
+  return R"(
 declare i32 @h(i32)
 define void @f(ptr addrspace(1) %p, i32 %n) {
 entry:
@@ -121,41 +122,26 @@ loop:
   %v = load i32, ptr addrspace(1) %p
   %w = add i32 %v, %twice
   store i32 %w, ptr addrspace(1) %p
-  %done = icmp eq i32 %i, %n
+  %done = icmp eq i32 )" +
+         ExitOn + R"(, %n
   br i1 %done, label %exit, label %loop
 exit:
   store i32 %out, ptr addrspace(1) %p
   ret void
 }
 )";
+}
+
+// Loads, calls and PHIs stay in order; a value used in another block or by a PHI stays.
+TEST(BlockOrder, MemoryCallsPhisAndLiveOutValuesStay) {
   // %next feeds the PHI (stays), %out is used in %exit (stays); %twice moves to %w (%i is
   // live until %done anyway), and %done is already next to the branch.
-  EXPECT_EQ(orderAfterSinking(IR, "loop"), "i next out c v twice w done");
+  EXPECT_EQ(orderAfterSinking(loop("%i"), "loop"), "i next out c v twice w done");
 }
 
 // Without a later use of %i, moving %twice would keep %i live across the call: it stays.
 TEST(BlockOrder, LoopValueStaysWhenItsOperandWouldLiveLonger) {
-  EXPECT_EQ(orderAfterSinking(R"(
-declare i32 @h(i32)
-define void @f(ptr addrspace(1) %p, i32 %n) {
-entry:
-  br label %loop
-loop:
-  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
-  %twice = shl i32 %i, 1
-  %next = add i32 %i, 1
-  %c = call i32 @h(i32 %i)
-  %v = load i32, ptr addrspace(1) %p
-  %w = add i32 %v, %twice
-  store i32 %w, ptr addrspace(1) %p
-  %done = icmp eq i32 %next, %n
-  br i1 %done, label %exit, label %loop
-exit:
-  ret void
-}
-)",
-                              "loop"),
-            "i twice next c v w done");
+  EXPECT_EQ(orderAfterSinking(loop("%next"), "loop"), "i twice next out c v w done");
 }
 
 } // namespace
