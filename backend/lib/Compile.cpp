@@ -5,8 +5,8 @@
 #include "reptx/backend/Backend.h"
 
 #include "AmdgpuIntrinsics.h"
-#include "BlockOrder.h"
 #include "DeviceLibrary.h"
+#include "ValuePlacement.h"
 #include "WarpLayout.h"
 
 #include "reptx/ir/Intrinsics.h"
@@ -453,10 +453,13 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
     MPM.run(*M, MAM);
   }
-  // nvcc's address arithmetic next to the loads and stores it feeds (BlockOrder.h).
+  // Where nvcc's address arithmetic is computed (ValuePlacement.h): once for sibling blocks, and
+  // next to the loads and stores it feeds.
   for (Function &F : *M)
-    if (!F.isDeclaration())
+    if (!F.isDeclaration()) {
+      hoistCommonValues(F);
       sinkToFirstUse(F);
+    }
   Obj.Times.Optimize = Since(T0);
 
   T0 = Clock::now();

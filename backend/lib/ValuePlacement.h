@@ -1,4 +1,5 @@
-// Instruction order inside blocks, after the O3 pipeline and before code generation.
+// Where values are computed, after the O3 pipeline and before code generation: compileObject
+// runs hoistCommonValues, then sinkToFirstUse, on every function.
 #pragma once
 
 namespace llvm {
@@ -15,5 +16,13 @@ namespace reptx::backend {
 /// register pressure is low, so those values would stay live across the loads. The result is a
 /// function of the input alone (no pointer-keyed order).
 void sinkToFirstUse(llvm::Function &F);
+
+/// Computes once what nvcc computes again in sibling blocks: identical pure values (arithmetic,
+/// casts, compares, GEPs, selects; safe to execute on any path) in blocks none of which dominates
+/// the others move to their nearest common dominator, provided that every block between it and
+/// each copy is loop-free at the dominator's level (at most 32 of them), so a live range never
+/// grows around a loop. Repeats until nothing moves (at most 8 rounds), so whole expressions
+/// follow their operands; deterministic (groups in program order). Returns whether anything moved.
+bool hoistCommonValues(llvm::Function &F);
 
 } // namespace reptx::backend

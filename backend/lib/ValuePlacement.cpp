@@ -1,20 +1,31 @@
-// sinkToFirstUse (BlockOrder.h), per block and in O(n log n) of its size: first decide which
+// Where values are computed after O3 (ValuePlacement.h).
+//
+// hoistCommonValues: per round, group the function's pure values by shape and operands, then move
+// each group that passes the checks to its nearest common dominator; expressions move a level per
+// round.
+//
+// sinkToFirstUse, per block and in O(n log n) of its size: first decide which
 // values sink (top-down, from the first and last user of each value in the original order), then
 // place the block's anchors (every instruction that does not sink) in their order, each preceded
 // by the sinking values it uses that are not placed yet, recursively, the latest-defined operand
 // first. Each sinking value thus lands just before its first user, as if moved there bottom-up one
 // at a time, without renumbering the block after every move.
-#include "BlockOrder.h"
+#include "ValuePlacement.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
+#include <vector>
 
 using namespace llvm;
 
@@ -116,6 +127,101 @@ void sinkToFirstUse(Function &F) {
     for (Instruction *I : Order)
       I->moveBefore(BB, BB.end());
   }
+}
+
+static bool hoistCommonValuesOnce(Function &F) {
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  // Groups of identical values in program order (the order of their first member), so that the
+  // result does not depend on pointer values. Identical: same opcode, type, flags, predicate or
+  // GEP source type, and operands; only instruction kinds whose every property is one of these.
+  std::map<std::vector<const void *>, unsigned> GroupOf;
+  std::vector<SmallVector<Instruction *, 4>> Groups;
+  std::vector<const void *> Key;
+  auto Tag = [](uintptr_t V) { return reinterpret_cast<const void *>(V); };
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB) {
+      if (!(isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
+            isa<CmpInst>(I) || isa<GetElementPtrInst>(I) || isa<SelectInst>(I) ||
+            isa<ExtractElementInst>(I) || isa<InsertElementInst>(I)) ||
+          I.use_empty() || !isSafeToSpeculativelyExecute(&I))
+        continue;
+      Key.clear();
+      Key.push_back(Tag(I.getOpcode()));
+      Key.push_back(I.getType());
+      Key.push_back(Tag(I.getRawSubclassOptionalData()));
+      if (auto *C = dyn_cast<CmpInst>(&I))
+        Key.push_back(Tag(C->getPredicate()));
+      if (auto *G = dyn_cast<GetElementPtrInst>(&I))
+        Key.push_back(G->getSourceElementType());
+      for (Value *Op : I.operands())
+        Key.push_back(Op);
+      auto [It, New] = GroupOf.try_emplace(Key, Groups.size());
+      if (New)
+        Groups.emplace_back();
+      Groups[It->second].push_back(&I);
+    }
+  bool Changed = false;
+  for (auto &Members : Groups) {
+    if (Members.size() < 2)
+      continue;
+    BasicBlock *Where = Members[0]->getParent();
+    for (Instruction *I : Members)
+      Where = DT.findNearestCommonDominator(Where, I->getParent());
+    // Only where the value's live range grows by a few loop-free blocks: every block between
+    // the dominator and a copy (walking back from the copy) is in Where's own loop, and there
+    // are at most 32 of them.
+    unsigned Depth = LI.getLoopDepth(Where);
+    SmallPtrSet<BasicBlock *, 32> Seen;
+    SmallVector<BasicBlock *, 32> Work;
+    bool Near = true;
+    for (Instruction *I : Members)
+      if (I->getParent() != Where && Seen.insert(I->getParent()).second)
+        Work.push_back(I->getParent());
+    while (Near && !Work.empty()) {
+      BasicBlock *B = Work.pop_back_val();
+      if (LI.getLoopDepth(B) != Depth || LI.getLoopFor(B) != LI.getLoopFor(Where) ||
+          Seen.size() > 32) {
+        Near = false;
+        break;
+      }
+      for (BasicBlock *P : predecessors(B))
+        if (P != Where && Seen.insert(P).second)
+          Work.push_back(P);
+    }
+    if (!Near)
+      continue;
+    Instruction *At = Where->getTerminator();
+    if (!all_of(Members[0]->operands(), [&](Value *Op) {
+          auto *OI = dyn_cast<Instruction>(Op);
+          return !OI || DT.dominates(OI, At);
+        }))
+      continue;
+    // One member in Where already (it then dominates the others' blocks): that one stays.
+    Instruction *Keep = nullptr;
+    for (Instruction *I : Members)
+      if (I->getParent() == Where && (!Keep || I->comesBefore(Keep)))
+        Keep = I;
+    if (!Keep) {
+      Keep = Members[0];
+      Keep->moveBefore(At->getIterator());
+      Keep->dropPoisonGeneratingFlags();
+    }
+    for (Instruction *I : Members)
+      if (I != Keep && DT.dominates(Keep, I)) {
+        I->replaceAllUsesWith(Keep);
+        I->eraseFromParent();
+        Changed = true;
+      }
+  }
+  return Changed;
+}
+
+bool hoistCommonValues(Function &F) {
+  bool Changed = false;
+  for (int Round = 0; Round < 8 && hoistCommonValuesOnce(F); ++Round)
+    Changed = true;
+  return Changed;
 }
 
 } // namespace reptx::backend

@@ -1,0 +1,279 @@
+// The backend's value placement after O3 (backend/lib/ValuePlacement.h). hoistCommonValues:
+// identical pure values of sibling blocks are computed once in their common dominator, never
+// around a loop and never when executing them on every path could trap. sinkToFirstUse: pure
+// values move to just before their first user in the block, only when no operand's live range
+// grows; loads, stores, calls, PHIs and values used in other blocks keep their places.
+#include "ValuePlacement.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace {
+
+// Runs STEP on @f of IR and returns its blocks as "name: instr instr | name: ..." (the named
+// instructions, in order), or what went wrong.
+std::string after(const std::string &IR, const std::function<void(llvm::Function &)> &Step) {
+  llvm::LLVMContext Ctx;
+  llvm::SMDiagnostic Err;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Err, Ctx);
+  if (!M) {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    Err.print("ValuePlacementTest", OS);
+    return "PARSE ERROR: " + S;
+  }
+  llvm::Function *F = M->getFunction("f");
+  Step(*F);
+  std::string Broken;
+  llvm::raw_string_ostream BrokenOS(Broken);
+  if (llvm::verifyModule(*M, &BrokenOS))
+    return "INVALID: " + Broken;
+  std::string Out;
+  for (llvm::BasicBlock &B : *F) {
+    Out += (Out.empty() ? "" : " | ") + B.getName().str() + ":";
+    for (llvm::Instruction &I : B)
+      if (I.hasName())
+        Out += " " + I.getName().str();
+  }
+  return Out;
+}
+
+// The named instructions of block BB of @f after sinkToFirstUse, in order.
+std::string orderAfterSinking(const std::string &IR, const std::string &BB = "entry") {
+  std::string All = after(IR, [](llvm::Function &F) { reptx::backend::sinkToFirstUse(F); });
+  std::string Prefix = BB + ":";
+  for (size_t Start = 0; Start < All.size();) {
+    size_t End = All.find(" | ", Start);
+    std::string Block = All.substr(Start, End == std::string::npos ? End : End - Start);
+    if (Block.rfind(Prefix, 0) == 0)
+      return Block.size() > Prefix.size() ? Block.substr(Prefix.size() + 1) : "";
+    if (End == std::string::npos)
+      break;
+    Start = End + 3;
+  }
+  return All;
+}
+
+std::string afterHoisting(const std::string &IR) {
+  return after(IR, [](llvm::Function &F) { reptx::backend::hoistCommonValues(F); });
+}
+
+// transpose as nvcc writes it: each bounds-checked block computes the same shared-memory address
+// again. The whole expression (both rounds: %m, then %a) moves to the common dominator.
+TEST(ValuePlacement, SiblingBlocksShareOneComputation) {
+  EXPECT_EQ(afterHoisting(R"(
+define void @f(ptr addrspace(3) %tile, i32 %tx, i32 %ty, i1 %c1, i1 %c2) {
+entry:
+  br i1 %c1, label %one, label %mid
+one:
+  %m1 = mul nuw nsw i32 %ty, 132
+  %a1 = add i32 %m1, %tx
+  %p1 = getelementptr i8, ptr addrspace(3) %tile, i32 %a1
+  store i32 1, ptr addrspace(3) %p1
+  br label %mid
+mid:
+  br i1 %c2, label %two, label %exit
+two:
+  %m2 = mul nuw nsw i32 %ty, 132
+  %a2 = add i32 %m2, %tx
+  %p2 = getelementptr i8, ptr addrspace(3) %tile, i32 %a2
+  %q2 = getelementptr i8, ptr addrspace(3) %p2, i32 1056
+  store i32 2, ptr addrspace(3) %q2
+  br label %exit
+exit:
+  ret void
+}
+)"),
+            "entry: m1 a1 p1 | one: | mid: | two: q2 | exit:");
+}
+
+// A copy behind a loop stays: hoisting it would keep the value live around the loop.
+TEST(ValuePlacement, NoHoistAroundALoop) {
+  const std::string IR = R"(
+define void @f(ptr addrspace(1) %p, i32 %x, i32 %n, i1 %c) {
+entry:
+  br i1 %c, label %one, label %loop
+one:
+  %m1 = mul i32 %x, 7
+  store i32 %m1, ptr addrspace(1) %p
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ 0, %one ], [ %next, %loop ]
+  %next = add i32 %i, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %two, label %loop
+two:
+  %m2 = mul i32 %x, 7
+  store i32 %m2, ptr addrspace(1) %p
+  ret void
+}
+)";
+  EXPECT_EQ(afterHoisting(IR), "entry: | one: m1 | loop: i next done | two: m2");
+}
+
+// A division that could trap is not executed where the program did not execute it; two shapes
+// that differ only in a flag or a predicate are different values.
+TEST(ValuePlacement, NoHoistOfWhatCouldTrapOrDiffers) {
+  const std::string IR = R"(
+define void @f(ptr addrspace(1) %p, i32 %x, i32 %y, i1 %c) {
+entry:
+  br i1 %c, label %one, label %two
+one:
+  %d1 = udiv i32 %x, %y
+  %s1 = add nsw i32 %x, %y
+  %k1 = icmp slt i32 %x, %y
+  %z1 = zext i1 %k1 to i32
+  %t1 = add i32 %d1, %s1
+  %u1 = add i32 %t1, %z1
+  store i32 %u1, ptr addrspace(1) %p
+  ret void
+two:
+  %d2 = udiv i32 %x, %y
+  %s2 = add nuw i32 %x, %y
+  %k2 = icmp ult i32 %x, %y
+  %z2 = zext i1 %k2 to i32
+  %t2 = add i32 %d2, %s2
+  %u2 = add i32 %t2, %z2
+  store i32 %u2, ptr addrspace(1) %p
+  ret void
+}
+)";
+  EXPECT_EQ(afterHoisting(IR), "entry: | one: d1 s1 k1 z1 t1 u1 | two: d2 s2 k2 z2 t2 u2");
+}
+
+// The hoisted copy loses nsw/nuw: on the paths that did not compute it, it must not be poison
+// where the original was defined.
+TEST(ValuePlacement, HoistedCopyDropsPoisonFlags) {
+  const std::string IR = R"(
+define i32 @f(i32 %x, i1 %c) {
+entry:
+  br i1 %c, label %one, label %two
+one:
+  %a1 = add nsw i32 %x, 5
+  ret i32 %a1
+two:
+  %a2 = add nsw i32 %x, 5
+  ret i32 %a2
+}
+)";
+  std::string Text;
+  after(IR, [&](llvm::Function &F) {
+    reptx::backend::hoistCommonValues(F);
+    llvm::raw_string_ostream OS(Text);
+    F.getEntryBlock().front().print(OS);
+  });
+  EXPECT_EQ(Text, "  %a1 = add i32 %x, 5");
+}
+
+// vadd as nvcc writes it: all three addresses first, then the loads, the add and the store.
+TEST(ValuePlacement, AddressesMoveNextToTheirLoads) {
+  EXPECT_EQ(orderAfterSinking(R"(
+define void @f(i64 %a, i64 %b, i64 %c, i32 %i) {
+entry:
+  %off = mul i64 4, 4
+  %wide = sext i32 %i to i64
+  %o = shl i64 %wide, 2
+  %pa.i = add i64 %a, %o
+  %pb.i = add i64 %b, %o
+  %pa = inttoptr i64 %pa.i to ptr addrspace(1)
+  %pb = inttoptr i64 %pb.i to ptr addrspace(1)
+  %x = load float, ptr addrspace(1) %pb
+  %y = load float, ptr addrspace(1) %pa
+  %s = fadd float %y, %x
+  %pc.i = add i64 %c, %o
+  %pc = inttoptr i64 %pc.i to ptr addrspace(1)
+  store float %s, ptr addrspace(1) %pc
+  ret void
+}
+)"),
+            // %off has no user: it stays. %o is used after the loads, so %pa.i may follow it down;
+            // %wide and %o move to their first user, %pb.i's address chain.
+            "off wide o pb.i pb x pa.i pa y s pc.i pc");
+}
+
+// Moving %sum to its user would keep both loaded values live across the call instead of %sum.
+TEST(ValuePlacement, NoMoveThatLengthensAnOperandsLiveRange) {
+  EXPECT_EQ(orderAfterSinking(R"(
+declare void @g()
+define void @f(ptr addrspace(1) %p, i32 %a, i32 %b) {
+entry:
+  %x = load i32, ptr addrspace(1) %p
+  %y = load i32, ptr addrspace(1) %p
+  %sum = add i32 %x, %y
+  call void @g()
+  store i32 %sum, ptr addrspace(1) %p
+  ret void
+}
+)"),
+            "x y sum");
+}
+
+// ...but a chain moves as a whole when it is the only user of what it computes.
+TEST(ValuePlacement, ChainsMoveTogether) {
+  EXPECT_EQ(orderAfterSinking(R"(
+declare void @g()
+define void @f(ptr addrspace(1) %p, i32 %a, i32 %b) {
+entry:
+  %x = mul i32 %a, 3
+  %y = mul i32 %b, 5
+  %sum = add i32 %x, %y
+  %v = load i32, ptr addrspace(1) %p
+  store i32 %v, ptr addrspace(1) %p
+  store i32 %sum, ptr addrspace(1) %p
+  ret void
+}
+)"),
+            // The latest-defined operand is placed first, so %x ends up next to %sum.
+            "v y x sum");
+}
+
+// A loop whose exit test reads ExitOn (%i or %next): %twice = %i * 2 is used after a call and
+// a load, %next feeds the PHI and %out is used after the loop.
+std::string loop(const std::string &ExitOn) {
+  return R"(
+declare i32 @h(i32)
+define void @f(ptr addrspace(1) %p, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %twice = shl i32 %i, 1
+  %next = add i32 %i, 1
+  %out = mul i32 %n, 7
+  %c = call i32 @h(i32 %i)
+  %v = load i32, ptr addrspace(1) %p
+  %w = add i32 %v, %twice
+  store i32 %w, ptr addrspace(1) %p
+  %done = icmp eq i32 )" +
+         ExitOn + R"(, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  store i32 %out, ptr addrspace(1) %p
+  ret void
+}
+)";
+}
+
+// Loads, calls and PHIs stay in order; a value used in another block or by a PHI stays.
+TEST(ValuePlacement, MemoryCallsPhisAndLiveOutValuesStay) {
+  // %next feeds the PHI (stays), %out is used in %exit (stays); %twice moves to %w (%i is
+  // live until %done anyway), and %done is already next to the branch.
+  EXPECT_EQ(orderAfterSinking(loop("%i"), "loop"), "i next out c v twice w done");
+}
+
+// Without a later use of %i, moving %twice would keep %i live across the call: it stays.
+TEST(ValuePlacement, LoopValueStaysWhenItsOperandWouldLiveLonger) {
+  EXPECT_EQ(orderAfterSinking(loop("%next"), "loop"), "i twice next out c v w done");
+}
+
+} // namespace
