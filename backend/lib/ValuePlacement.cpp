@@ -1,8 +1,9 @@
 // Where values are computed after O3 (ValuePlacement.h).
 //
 // hoistCommonValues: per round, group the function's pure values by shape and operands, then move
-// each group that passes the checks to its nearest common dominator; expressions move a level per
-// round.
+// each group that passes the checks to its nearest common dominator. Groups are visited in program
+// order, so a value whose operands moved earlier in the round follows them at once; the next round
+// catches the groups that only became identical through this one's replacements.
 //
 // sinkToFirstUse, per block and in O(n log n) of its size: first decide which
 // values sink (top-down, from the first and last user of each value in the original order), then
