@@ -459,6 +459,11 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     if (!F.isDeclaration()) {
       hoistCommonValues(F);
       sinkToFirstUse(F);
+      // Our own IR surgery is checked like the prepared module (code generation does not verify).
+      std::string Why;
+      raw_string_ostream OS(Why);
+      if (verifyFunction(F, &OS))
+        return createStringError("value placement broke '" + F.getName().str() + "': " + Why);
     }
   Obj.Times.Optimize = Since(T0);
 
