@@ -140,7 +140,10 @@ static bool hoistCommonValuesOnce(Function &F) {
   std::vector<SmallVector<Instruction *, 4>> Groups;
   std::vector<const void *> Key;
   auto Tag = [](uintptr_t V) { return reinterpret_cast<const void *>(V); };
-  for (BasicBlock &BB : F)
+  for (BasicBlock &BB : F) {
+    // A block no path reaches has no dominator to share (nor any cost worth saving).
+    if (!DT.isReachableFromEntry(&BB))
+      continue;
     for (Instruction &I : BB) {
       if (!(isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
             isa<CmpInst>(I) || isa<GetElementPtrInst>(I) || isa<SelectInst>(I) ||
@@ -162,6 +165,7 @@ static bool hoistCommonValuesOnce(Function &F) {
         Groups.emplace_back();
       Groups[It->second].push_back(&I);
     }
+  }
   bool Changed = false;
   for (auto &Members : Groups) {
     if (Members.size() < 2)

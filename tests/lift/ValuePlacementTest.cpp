@@ -124,30 +124,22 @@ two:
 // A division that could trap is not executed where the program did not execute it; two shapes
 // that differ only in a flag or a predicate are different values.
 TEST(ValuePlacement, NoHoistOfWhatCouldTrapOrDiffers) {
-  const std::string IR = R"(
-define void @f(ptr addrspace(1) %p, i32 %x, i32 %y, i1 %c) {
-entry:
-  br i1 %c, label %one, label %two
-one:
-  %d1 = udiv i32 %x, %y
-  %s1 = add nsw i32 %x, %y
-  %k1 = icmp slt i32 %x, %y
-  %z1 = zext i1 %k1 to i32
-  %t1 = add i32 %d1, %s1
-  %u1 = add i32 %t1, %z1
-  store i32 %u1, ptr addrspace(1) %p
-  ret void
-two:
-  %d2 = udiv i32 %x, %y
-  %s2 = add nuw i32 %x, %y
-  %k2 = icmp ult i32 %x, %y
-  %z2 = zext i1 %k2 to i32
-  %t2 = add i32 %d2, %s2
-  %u2 = add i32 %t2, %z2
-  store i32 %u2, ptr addrspace(1) %p
-  ret void
-}
-)";
+  // Block N ("1" is %one, "2" is %two): the same expression tree, with the add's flag and the
+  // compare's predicate given.
+  auto Branch = [](const std::string &N, const std::string &Flag, const std::string &Pred) {
+    std::string B = N == "1" ? "one:\n" : "two:\n";
+    B += "  %d" + N + " = udiv i32 %x, %y\n";
+    B += "  %s" + N + " = add " + Flag + " i32 %x, %y\n";
+    B += "  %k" + N + " = icmp " + Pred + " i32 %x, %y\n";
+    B += "  %z" + N + " = zext i1 %k" + N + " to i32\n";
+    B += "  %t" + N + " = add i32 %d" + N + ", %s" + N + "\n";
+    B += "  %u" + N + " = add i32 %t" + N + ", %z" + N + "\n";
+    B += "  store i32 %u" + N + ", ptr addrspace(1) %p\n  ret void\n";
+    return B;
+  };
+  const std::string IR = "define void @f(ptr addrspace(1) %p, i32 %x, i32 %y, i1 %c) {\n"
+                         "entry:\n  br i1 %c, label %one, label %two\n" +
+                         Branch("1", "nsw", "slt") + Branch("2", "nuw", "ult") + "}\n";
   EXPECT_EQ(afterHoisting(IR), "entry: | one: d1 s1 k1 z1 t1 u1 | two: d2 s2 k2 z2 t2 u2");
 }
 
