@@ -23,7 +23,9 @@
 #include "llvm/ObjCopy/ObjCopy.h"
 #include "llvm/Object/Binary.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Pass.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -36,7 +38,9 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <shared_mutex>
 
 LLD_HAS_DRIVER(elf)
 
@@ -60,6 +64,29 @@ namespace {
 constexpr StringRef Archs[] = {"gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"};
 const char *const TripleName = "amdgcn-amd-amdhsa";
 
+// LLVM options are process-wide, and lld's driver resets every one of them to its default at each
+// link (cl::ResetAllOptionOccurrences, before it parses its own -mllvm arguments). The options
+// reptx sets are therefore set again after each link, and a pass pipeline is only built under the
+// shared side of this lock, so that none is built from the defaults in between.
+std::shared_mutex OptionsMutex;
+std::vector<std::string> ToolOptions; // setLlvmOptions(); under OptionsMutex
+
+// Under the unique side of OptionsMutex. False (with the reason on OS) when a tool's option is
+// not one of LLVM's.
+bool applyOptions(raw_ostream &OS = nulls()) {
+  // AMDGPU runs SeparateConstOffsetFromGEP, StraightLineStrengthReduce, GVN and
+  // NaryReassociate at the start of code generation. PTX from NVVM has been through the same
+  // straight-line passes (NVPTX runs them too), and on the math libraries' kernels SLSR alone
+  // took a fifth of the compile time while the pass group raised the VGPR count by half for
+  // 1% fewer instructions (bench/RESULTS.md, "Compile throughput"). It changes only AMDGPU code
+  // generation.
+  std::vector<const char *> Args = {"reptx", "-amdgpu-scalar-ir-passes=false"};
+  for (const std::string &A : ToolOptions)
+    Args.push_back(A.c_str());
+  cl::ResetAllOptionOccurrences();
+  return cl::ParseCommandLineOptions(int(Args.size()), Args.data(), "", &OS);
+}
+
 void initTarget() {
   static std::once_flag Once;
   std::call_once(Once, [] {
@@ -67,18 +94,27 @@ void initTarget() {
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
-    // AMDGPU runs SeparateConstOffsetFromGEP, StraightLineStrengthReduce, GVN and
-    // NaryReassociate at the start of code generation. PTX from NVVM has been through the same
-    // straight-line passes (NVPTX runs them too), and on the math libraries' kernels SLSR alone
-    // took a fifth of the compile time while the pass group raised the VGPR count by half for
-    // 1% fewer instructions (bench/RESULTS.md, "Compile throughput"). A process-wide LLVM option:
-    // it changes only AMDGPU code generation.
-    auto &Options = cl::getRegisteredOptions();
-    auto It = Options.find("amdgpu-scalar-ir-passes");
-    if (It != Options.end())
-      It->second->addOccurrence(0, It->first, "false");
+    std::unique_lock<std::shared_mutex> Lock(OptionsMutex);
+    applyOptions();
   });
 }
+
+} // namespace
+
+Error setLlvmOptions(ArrayRef<std::string> Args) {
+  initTarget();
+  std::unique_lock<std::shared_mutex> Lock(OptionsMutex);
+  ToolOptions.assign(Args.begin(), Args.end());
+  std::string Why;
+  raw_string_ostream OS(Why);
+  if (applyOptions(OS))
+    return Error::success();
+  ToolOptions.clear();
+  applyOptions();
+  return createStringError("bad LLVM options: " + Why);
+}
+
+namespace {
 
 Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef Arch) {
   initTarget();
@@ -342,12 +378,13 @@ Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
   }
   Args.push_back("-o");
   Args.push_back(Out.c_str());
-  // lld keeps global state: one link at a time.
-  static std::mutex LinkMutex;
+  // lld keeps global state: one link at a time, and none while a pipeline is built (it resets
+  // the LLVM options, which are then set again).
   lld::Result R;
   {
-    std::lock_guard<std::mutex> Lock(LinkMutex);
+    std::unique_lock<std::shared_mutex> Lock(OptionsMutex);
     R = lld::lldMain(Args, Outs, Errs, {{lld::Gnu, &lld::elf::link}});
+    applyOptions();
   }
   if (R.retCode != 0)
     return createStringError("lld failed: " + Diag);
@@ -444,13 +481,23 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     // VGPRs (bench/RESULTS.md, "Static code quality").
     PipelineTuningOptions PTO;
     PTO.LoopVectorization = false;
-    PassBuilder PB(&TM, PTO);
+    // With -time-passes (setLlvmOptions, for profiling), the O3 pipeline's passes are timed too.
+    PassInstrumentationCallbacks PIC;
+    std::optional<StandardInstrumentations> SI;
+    if (TimePassesIsEnabled) {
+      SI.emplace(M->getContext(), /*DebugLogging=*/false);
+      SI->registerCallbacks(PIC, &MAM);
+    }
+    PassBuilder PB(&TM, PTO, std::nullopt, SI ? &PIC : nullptr);
     PB.registerModuleAnalyses(MAM);
     PB.registerCGSCCAnalyses(CGAM);
     PB.registerFunctionAnalyses(FAM);
     PB.registerLoopAnalyses(LAM);
     PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-    ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+    ModulePassManager MPM = [&] {
+      std::shared_lock<std::shared_mutex> Lock(OptionsMutex);
+      return PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+    }();
     MPM.run(*M, MAM);
   }
   // Where nvcc's address arithmetic is computed (ValuePlacement.h): once for sibling blocks, and
@@ -472,8 +519,11 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     SmallVector<char, 0> Object;
     raw_svector_ostream OS(Object);
     legacy::PassManager PM;
-    if (TM.addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::ObjectFile))
-      return createStringError("the AMDGPU target cannot emit an object file");
+    {
+      std::shared_lock<std::shared_mutex> Lock(OptionsMutex);
+      if (TM.addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::ObjectFile))
+        return createStringError("the AMDGPU target cannot emit an object file");
+    }
     PM.run(*M);
     Obj.Bytes.assign(Object.begin(), Object.end());
   }

@@ -37,6 +37,7 @@
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <xxhash.h>
@@ -227,9 +228,16 @@ int main(int argc, char **argv) {
     else
       Cuda = A.str();
   }
-  {
-    const char *Args[] = {"corpus_compile"};
-    llvm::cl::ParseCommandLineOptions(1, Args, "", nullptr, nullptr, "REPTX_LLVM_ARGS");
+  if (const char *Env = std::getenv("REPTX_LLVM_ARGS")) {
+    llvm::BumpPtrAllocator A;
+    llvm::StringSaver Saver(A);
+    llvm::SmallVector<const char *, 8> Tokens;
+    llvm::cl::TokenizeGNUCommandLine(Env, Saver, Tokens);
+    if (llvm::Error E =
+            backend::setLlvmOptions(std::vector<std::string>(Tokens.begin(), Tokens.end()))) {
+      llvm::errs() << "REPTX_LLVM_ARGS: " << llvm::toString(std::move(E)) << "\n";
+      return 2;
+    }
   }
   llvm::llvm_shutdown_obj Shutdown;
   llvm::parallel::strategy = llvm::hardware_concurrency(Jobs);

@@ -92,6 +92,11 @@ llvm::Expected<ObjectFile> compileObject(std::unique_ptr<llvm::Module> Lifted,
 /// object with in-process lld, and checks that every kernel of every object is in it.
 llvm::Expected<CodeObject> link(llvm::ArrayRef<ObjectFile> Objects);
 
+/// Sets LLVM options (e.g. -time-passes) for every later compile in this process, on top of
+/// the ones reptx itself sets; for profiling tools. They stay set across links (lld resets every
+/// LLVM option at each link; the backend sets them again).
+llvm::Error setLlvmOptions(llvm::ArrayRef<std::string> Args);
+
 /// The data layout of the AMDGPU target, for ir::LiftOptions.
 std::string dataLayout();
 
