@@ -1,7 +1,7 @@
 // AMDGPU bodies of the reptx intrinsics. Work-item and work-group ids come from the AMDGPU
-// intrinsics; block and grid sizes are read from the HSA kernel dispatch packet
-// (llvm.amdgcn.dispatch.ptr), whose layout is the same in every code object version, unlike the
-// implicit kernel arguments; the barrier is a work-group release fence, s_barrier and an acquire
+// intrinsics; block and grid sizes from the implicit kernel arguments in code object v5+ and from
+// the HSA kernel dispatch packet (llvm.amdgcn.dispatch.ptr) in v4, whose implicit arguments have
+// neither; the barrier is a work-group release fence, s_barrier and an acquire
 // fence, which gives bar.sync's memory ordering (PTX ISA 9.7.13.1).
 #include "AmdgpuIntrinsics.h"
 
@@ -22,6 +22,16 @@ namespace {
 Value *dispatchField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
   Value *Packet = B.CreateIntrinsic(Intrinsic::amdgcn_dispatch_ptr, {});
   Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Packet, Offset);
+  LoadInst *LI = B.CreateAlignedLoad(Ty, Field, Align(Ty->getPrimitiveSizeInBits() / 8));
+  LI->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(B.getContext(), {}));
+  return LI;
+}
+
+// A field of the implicit kernel arguments (code object v5+; AMDGPUUsage, "Code Object V5
+// Metadata"), which the runtime fills after the explicit ones.
+Value *implicitField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
+  Value *Implicit = B.CreateIntrinsic(Intrinsic::amdgcn_implicitarg_ptr, {});
+  Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Implicit, Offset);
   LoadInst *LI = B.CreateAlignedLoad(Ty, Field, Align(Ty->getPrimitiveSizeInBits() / 8));
   LI->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(B.getContext(), {}));
   return LI;
@@ -100,6 +110,12 @@ Error defineIntrinsics(Module &M, unsigned CodeObjectVersion) {
         V = B.CreateIntrinsic(Tid[D], {});
       } else if (Reg == "ctaid") {
         V = B.CreateIntrinsic(Ctaid[D], {});
+      } else if (Reg == "ntid" && CodeObjectVersion >= 5) {
+        // Code object v5+: hidden_group_size_x/y/z, u16 at bytes 12, 14, 16 of the implicit
+        // kernel arguments. Read there rather than from the packet, the kernel needs no
+        // dispatch pointer (two user SGPRs) for its block size, as clang's HIP kernels do not.
+        F.setMemoryEffects(MemoryEffects::readOnly());
+        V = B.CreateZExt(implicitField(B, 12 + 2 * D, B.getInt16Ty()), B.getInt32Ty());
       } else if (Reg == "ntid") {
         F.setMemoryEffects(MemoryEffects::readOnly());
         V = B.CreateZExt(dispatchField(B, 4 + 2 * D, B.getInt16Ty()), B.getInt32Ty());
@@ -107,11 +123,7 @@ Error defineIntrinsics(Module &M, unsigned CodeObjectVersion) {
         // Code object v5+: hidden_block_count_x/y/z, the first implicit kernel arguments
         // (AMDGPUUsage, "Code Object V5 Metadata"), filled by the runtime.
         F.setMemoryEffects(MemoryEffects::readOnly());
-        Value *Implicit = B.CreateIntrinsic(Intrinsic::amdgcn_implicitarg_ptr, {});
-        Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Implicit, 4 * D);
-        LoadInst *LI = B.CreateAlignedLoad(B.getInt32Ty(), Field, Align(4));
-        LI->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
-        V = LI;
+        V = implicitField(B, 4 * D, B.getInt32Ty());
       } else if (Reg == "nctaid") {
         F.setMemoryEffects(MemoryEffects::readOnly());
         // The packet holds the grid in work-items; a partial last work-group still counts.

@@ -721,46 +721,54 @@ st.global.v4.u32 [%rd3+32], {%r9, %r10, %r11, %r12};
 ret;
 }
 )";
-  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("regs.ptx", Text, arch()));
-  const Dim3 Grid{10, 3, 5}, Wg{4, 2, 2};
-  const uint32_t Groups[3] = {3, 2, 3}; // ceil(10/4), ceil(3/2), ceil(5/2)
-  const uint32_t Slots = Groups[0] * Groups[1] * Groups[2] * 16;
-  Device Dev;
-  LIFT_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(Slots * 48, "out"));
-  DispatchParams P;
-  P.KernelName = "regs";
-  P.GridSize = Grid;
-  P.WorkgroupSize = Wg;
-  P.Kernargs = KernargBuilder().addPointer(DOut).take();
-  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
-  EXPECT_EQ(R.Workgroups, 18u);
-  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, Slots * 12));
-  unsigned Seen = 0;
-  for (uint32_t GZ = 0; GZ < Groups[2]; ++GZ)
-    for (uint32_t GY = 0; GY < Groups[1]; ++GY)
-      for (uint32_t GX = 0; GX < Groups[0]; ++GX)
-        for (uint32_t TZ = 0; TZ < Wg.Z; ++TZ)
-          for (uint32_t TY = 0; TY < Wg.Y; ++TY)
-            for (uint32_t TX = 0; TX < Wg.X; ++TX) {
-              uint32_t Slot =
-                  ((GZ * Groups[1] + GY) * Groups[0] + GX) * 16 + (TZ * Wg.Y + TY) * Wg.X + TX;
-              const uint32_t *O = &Out[Slot * 12];
-              bool Inside =
-                  GX * Wg.X + TX < Grid.X && GY * Wg.Y + TY < Grid.Y && GZ * Wg.Z + TZ < Grid.Z;
-              if (!Inside) {
-                // Work-items outside the grid do not exist: the slot stays zero.
+  // Code object v5 reads the sizes from the implicit kernel arguments (without the dispatch
+  // pointer's two user SGPRs), v4 from the dispatch packet.
+  for (unsigned Cov : {4u, 5u}) {
+    SCOPED_TRACE("code object v" + std::to_string(Cov));
+    LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("regs.ptx", Text, arch(), Cov));
+    const emulator::Kernel *K = CO->findKernel("regs");
+    ASSERT_NE(K, nullptr);
+    EXPECT_EQ(K->Descriptor.enableSgprDispatchPtr(), Cov == 4);
+    const Dim3 Grid{10, 3, 5}, Wg{4, 2, 2};
+    const uint32_t Groups[3] = {3, 2, 3}; // ceil(10/4), ceil(3/2), ceil(5/2)
+    const uint32_t Slots = Groups[0] * Groups[1] * Groups[2] * 16;
+    Device Dev;
+    LIFT_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(Slots * 48, "out"));
+    DispatchParams P;
+    P.KernelName = "regs";
+    P.GridSize = Grid;
+    P.WorkgroupSize = Wg;
+    P.Kernargs = KernargBuilder().addPointer(DOut).take();
+    LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+    EXPECT_EQ(R.Workgroups, 18u);
+    LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, Slots * 12));
+    unsigned Seen = 0;
+    for (uint32_t GZ = 0; GZ < Groups[2]; ++GZ)
+      for (uint32_t GY = 0; GY < Groups[1]; ++GY)
+        for (uint32_t GX = 0; GX < Groups[0]; ++GX)
+          for (uint32_t TZ = 0; TZ < Wg.Z; ++TZ)
+            for (uint32_t TY = 0; TY < Wg.Y; ++TY)
+              for (uint32_t TX = 0; TX < Wg.X; ++TX) {
+                uint32_t Slot =
+                    ((GZ * Groups[1] + GY) * Groups[0] + GX) * 16 + (TZ * Wg.Y + TY) * Wg.X + TX;
+                const uint32_t *O = &Out[Slot * 12];
+                bool Inside =
+                    GX * Wg.X + TX < Grid.X && GY * Wg.Y + TY < Grid.Y && GZ * Wg.Z + TZ < Grid.Z;
+                if (!Inside) {
+                  // Work-items outside the grid do not exist: the slot stays zero.
+                  for (int K = 0; K < 12; ++K)
+                    ASSERT_EQ(O[K], 0u) << "slot " << Slot;
+                  continue;
+                }
+                ++Seen;
+                // %ntid is the work-group size of the dispatch packet, also in partial groups.
+                const uint32_t Want[12] = {TX, TY, TZ, Wg.X,      Wg.Y,      Wg.Z,
+                                           GX, GY, GZ, Groups[0], Groups[1], Groups[2]};
                 for (int K = 0; K < 12; ++K)
-                  ASSERT_EQ(O[K], 0u) << "slot " << Slot;
-                continue;
+                  ASSERT_EQ(O[K], Want[K]) << "slot " << Slot << " value " << K;
               }
-              ++Seen;
-              // %ntid is the work-group size of the dispatch packet, also in partial groups.
-              const uint32_t Want[12] = {TX, TY, TZ, Wg.X,      Wg.Y,      Wg.Z,
-                                         GX, GY, GZ, Groups[0], Groups[1], Groups[2]};
-              for (int K = 0; K < 12; ++K)
-                ASSERT_EQ(O[K], Want[K]) << "slot " << Slot << " value " << K;
-            }
-  EXPECT_EQ(Seen, Grid.count());
+    EXPECT_EQ(Seen, Grid.count());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, LiftExec, ::testing::Values("gfx942", "gfx1100"),

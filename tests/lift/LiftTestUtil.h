@@ -54,7 +54,8 @@ inline llvm::Expected<std::unique_ptr<Lifted>> lift(const std::string &Name, std
 
 /// PTX text -> code object loaded for emulation; every kernel must lift.
 inline llvm::Expected<std::unique_ptr<emulator::CodeObject>>
-compileForEmulator(const std::string &Name, std::string Text, const std::string &Arch) {
+compileForEmulator(const std::string &Name, std::string Text, const std::string &Arch,
+                   unsigned CodeObjectVersion = 5) {
   auto L = lift(Name, std::move(Text));
   if (!L)
     return L.takeError();
@@ -62,6 +63,7 @@ compileForEmulator(const std::string &Name, std::string Text, const std::string 
     return llvm::createStringError("lifting failed: " + (*L)->R.Failures[0].Message);
   backend::CompileOptions Opts;
   Opts.Arch = Arch;
+  Opts.CodeObjectVersion = CodeObjectVersion;
   auto Obj = backend::compile(*(*L)->R.M, Opts);
   if (!Obj)
     return Obj.takeError();
