@@ -17,24 +17,24 @@ namespace reptx::backend {
 
 namespace {
 
-// hsa_kernel_dispatch_packet_t: workgroup_size_x/y/z are u16 at bytes 4, 6, 8; grid_size_x/y/z
-// are u32 at bytes 12, 16, 20 (HSA Platform System Architecture 2.9.6).
-Value *dispatchField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
-  Value *Packet = B.CreateIntrinsic(Intrinsic::amdgcn_dispatch_ptr, {});
-  Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Packet, Offset);
+// An invariant field at Offset of the memory that the pointer intrinsic Base returns.
+Value *invariantField(IRBuilder<> &B, Intrinsic::ID Base, unsigned Offset, Type *Ty) {
+  Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), B.CreateIntrinsic(Base, {}), Offset);
   LoadInst *LI = B.CreateAlignedLoad(Ty, Field, Align(Ty->getPrimitiveSizeInBits() / 8));
   LI->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(B.getContext(), {}));
   return LI;
 }
 
+// hsa_kernel_dispatch_packet_t: workgroup_size_x/y/z are u16 at bytes 4, 6, 8; grid_size_x/y/z
+// are u32 at bytes 12, 16, 20 (HSA Platform System Architecture 2.9.6).
+Value *dispatchField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
+  return invariantField(B, Intrinsic::amdgcn_dispatch_ptr, Offset, Ty);
+}
+
 // A field of the implicit kernel arguments (code object v5+; AMDGPUUsage, "Code Object V5
 // Metadata"), which the runtime fills after the explicit ones.
 Value *implicitField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
-  Value *Implicit = B.CreateIntrinsic(Intrinsic::amdgcn_implicitarg_ptr, {});
-  Value *Field = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Implicit, Offset);
-  LoadInst *LI = B.CreateAlignedLoad(Ty, Field, Align(Ty->getPrimitiveSizeInBits() / 8));
-  LI->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(B.getContext(), {}));
-  return LI;
+  return invariantField(B, Intrinsic::amdgcn_implicitarg_ptr, Offset, Ty);
 }
 
 } // namespace
