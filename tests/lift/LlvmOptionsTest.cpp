@@ -2,6 +2,8 @@
 // to its default at each link. These tests compile and link in one process, as corpus_compile and
 // a compile worker that retries kernels one at a time do, and check that the options still hold
 // for the compiles after a link.
+#include "LiftTestUtil.h"
+
 #include "reptx/backend/Backend.h"
 #include "reptx/backend/Isolated.h"
 
@@ -12,23 +14,6 @@
 using namespace reptx;
 
 namespace {
-
-const char *const SmallKernel = R"(.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-  .reg .b32 %r<2>;
-  .reg .b64 %rd<4>;
-  ld.param.u64 %rd1, [out];
-  cvta.to.global.u64 %rd2, %rd1;
-  mov.u32 %r1, %tid.x;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd2, %rd2, %rd3;
-  st.global.u32 [%rd2], %r1;
-  ret;
-}
-)";
 
 // The value of a boolean LLVM option, by name.
 bool boolOption(llvm::StringRef Name) {
@@ -44,7 +29,9 @@ bool boolOption(llvm::StringRef Name) {
 void compileAndLink() {
   backend::CompileOptions Opts;
   Opts.Arch = "gfx942";
-  auto R = backend::compilePtx({"small.ptx", SmallKernel}, Opts);
+  auto Text = lifttest::readKernelPtx("vector_add");
+  ASSERT_TRUE(bool(Text)) << llvm::toString(Text.takeError());
+  auto R = backend::compilePtx({"vector_add.ptx", *Text}, Opts);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_EQ(R->Kernels.size(), 1u);
   EXPECT_FALSE(R->CodeObject.empty());
