@@ -6,7 +6,7 @@
 #include "reptx/frontend-ptx/InstructionTable.h"
 #include "reptx/ir/Intrinsics.h"
 
-#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
@@ -82,11 +82,12 @@ Error FunctionLifter::unsupported(const Twine &Why) const {
   raw_string_ostream OS(Text);
   if (Cur) {
     auto [Line, Col] = PM.lineCol(Cur->L);
-    OS << PM.name() << ":" << Line << ": kernel '" << F.Name << "': " << Why << ": '"
-       << PM.lineText(Cur->L).trim() << "'";
+    OS << PM.name() << ":" << Line << ": " << (F.IsEntry ? "kernel '" : "function '") << F.Name
+       << "': " << Why << ": '" << PM.lineText(Cur->L).trim() << "'";
   } else {
     auto [Line, Col] = PM.lineCol(F.L);
-    OS << PM.name() << ":" << Line << ": kernel '" << F.Name << "': " << Why;
+    OS << PM.name() << ":" << Line << ": " << (F.IsEntry ? "kernel '" : "function '") << F.Name
+       << "': " << Why;
   }
   return createStringError(inconvertibleErrorCode(), Text);
 }
@@ -984,6 +985,36 @@ Error FunctionLifter::liftBody() {
   return Error::success();
 }
 
+// The first function in FAILED (lifted as a declaration only) that K reaches: through calls and
+// taken addresses in K and every function it reaches, constant expressions and aggregates, and the
+// initializers of the variables they use. Null when there is none.
+static const Function *reachedFailedFunction(const Function &K,
+                                             const StringMap<std::string> &Failed) {
+  SmallPtrSet<const Value *, 32> Seen{&K};
+  SmallVector<const Value *, 64> Work{&K};
+  auto Push = [&](const Value *V) {
+    if (isa<Constant>(V) && Seen.insert(V).second)
+      Work.push_back(V);
+  };
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    if (auto *Fn = dyn_cast<Function>(V)) {
+      if (Fn->isDeclaration() && Failed.count(Fn->getName()))
+        return Fn;
+      for (const Instruction &I : instructions(*Fn))
+        for (const Value *Op : I.operands())
+          Push(Op);
+    } else if (auto *GV = dyn_cast<GlobalVariable>(V)) {
+      if (GV->hasInitializer())
+        Push(GV->getInitializer());
+    } else if (!isa<GlobalValue>(V)) {
+      for (const Value *Op : cast<Constant>(V)->operands())
+        Push(Op);
+    }
+  }
+  return nullptr;
+}
+
 Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const LiftOptions &Opts) {
   LiftResult R;
   R.M = std::make_unique<Module>(PM.name(), Ctx);
@@ -1063,28 +1094,38 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
       if (Function *Fn = R.M->getFunction(K))
         CallInst::Create(Init, "", Fn->getEntryBlock().getTerminator()->getIterator());
   }
-  // Functions that did not lift and are not called (or only by removed kernels) go; one whose
-  // address is still taken by a kept kernel makes that kernel fail (indirect calls).
+  // A kept kernel must not reach a function that did not lift by any path: a direct call was
+  // checked above (with the call's reason); its address may also be taken in the kernel, in a
+  // function the kernel reaches, or in the initializer of a variable either of them uses (a table
+  // of function pointers for indirect calls), through constant expressions. Such a kernel fails.
+  if (!FailedFuncs.empty())
+    for (auto It = R.Kernels.begin(); It != R.Kernels.end();) {
+      Function *K = R.M->getFunction(*It);
+      const Function *Bad = K ? reachedFailedFunction(*K, FailedFuncs) : nullptr;
+      if (!Bad) {
+        ++It;
+        continue;
+      }
+      R.Failures.push_back({*It, "kernel '" + *It + "' uses a function that did not lift: " +
+                                     FailedFuncs.find(Bad->getName())->second});
+      K->eraseFromParent();
+      It = R.Kernels.erase(It);
+    }
+  // Functions that did not lift go when nothing uses them any more. One still named elsewhere
+  // (by a variable's initializer, or by a function no kept kernel reaches) becomes an internal
+  // stub that traps, so that the module links; no kept kernel can reach it.
   for (auto &[Name, Why] : FailedFuncs) {
     Function *Fn = R.M->getFunction(Name);
     if (!Fn)
       continue;
-    SmallSetVector<Function *, 4> Users;
-    for (User *U : Fn->users())
-      if (auto *In = dyn_cast<Instruction>(U))
-        Users.insert(In->getFunction());
-    for (Function *K : Users) {
-      if (!K->hasFnAttribute(KernelAttr))
-        continue;
-      auto It = llvm::find(R.Kernels, K->getName().str());
-      if (It == R.Kernels.end())
-        continue;
-      R.Failures.push_back({*It, "kernel '" + *It + "' uses a function that did not lift: " + Why});
-      R.Kernels.erase(It);
-      K->eraseFromParent();
-    }
-    if (Fn->use_empty())
+    if (Fn->use_empty()) {
       Fn->eraseFromParent();
+      continue;
+    }
+    Fn->setLinkage(GlobalValue::InternalLinkage);
+    IRBuilder<> SB(BasicBlock::Create(Ctx, "did_not_lift", Fn));
+    SB.CreateIntrinsic(Intrinsic::trap, {});
+    SB.CreateUnreachable();
   }
   return R;
 }

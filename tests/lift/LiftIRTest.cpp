@@ -6,9 +6,11 @@
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <regex>
+#include <set>
 #include <string>
 
 using namespace reptx;
@@ -530,6 +532,50 @@ TEST(LiftIR, KernelReachingAFailedFunctionFailsWithItsReason) {
   EXPECT_NE(L->R.Failures[0].Message.find("vabsdiff4"), std::string::npos)
       << L->R.Failures[0].Message;
   EXPECT_EQ(L->R.Kernels, std::vector<std::string>{"fine"});
+}
+
+// A function that did not lift may also be reached through its address: taken in the kernel, in
+// a function the kernel calls, or in a variable's initializer (a table for indirect calls). Each
+// such kernel fails with the function's reason; the table still names the function, which stays
+// as a trapping stub so that the module links and the other kernel compiles.
+TEST(LiftIR, KernelTakingAFailedFunctionsAddressFails) {
+  std::string Text =
+      ".version 8.0\n.target sm_80\n.address_size 64\n"
+      ".func bad()\n{\n.reg .b32 %r<3>;\nvabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;\nret;\n}\n"
+      ".visible .global .align 8 .u64 table[1] = {bad};\n"
+      ".func helper()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, bad;\nret;\n}\n"
+      ".visible .entry in_kernel(.param .u64 out)\n{\n.reg .b64 %rd<3>;\n"
+      "ld.param.u64 %rd1, [out];\nmov.u64 %rd2, bad;\nst.global.u64 [%rd1], %rd2;\nret;\n}\n"
+      ".visible .entry in_callee()\n{\ncall.uni helper, ();\nret;\n}\n"
+      ".visible .entry in_table(.param .u64 out)\n{\n.reg .b64 %rd<3>;\n"
+      "ld.param.u64 %rd1, [out];\nld.global.u64 %rd2, [table];\nst.global.u64 [%rd1], %rd2;\n"
+      "ret;\n}\n"
+      ".visible .entry fine(.param .u64 out)\n{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n"
+      "ld.param.u64 %rd1, [out];\nmov.u32 %r1, 7;\nst.global.u32 [%rd1], %r1;\nret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("t.ptx", Text));
+  EXPECT_EQ(L->R.Kernels, std::vector<std::string>{"fine"});
+  ASSERT_EQ(L->R.Failures.size(), 3u);
+  std::set<std::string> Failed;
+  for (const auto &F : L->R.Failures) {
+    Failed.insert(F.Kernel);
+    EXPECT_NE(F.Message.find("uses a function that did not lift"), std::string::npos) << F.Message;
+    EXPECT_NE(F.Message.find("vabsdiff4"), std::string::npos) << F.Message;
+  }
+  EXPECT_EQ(Failed, (std::set<std::string>{"in_kernel", "in_callee", "in_table"}));
+  llvm::Function *Bad = L->R.M->getFunction("bad");
+  ASSERT_NE(Bad, nullptr); // the table names it
+  EXPECT_FALSE(Bad->isDeclaration());
+  EXPECT_TRUE(Bad->hasInternalLinkage());
+  EXPECT_FALSE(llvm::verifyModule(*L->R.M, &llvm::errs()));
+  // The module links (before, lld stopped at the undefined `bad`), with the kept kernel only.
+  backend::CompileOptions Opts;
+  Opts.Arch = "gfx942";
+  auto Obj = backend::compile(*L->R.M, Opts);
+  ASSERT_TRUE(static_cast<bool>(Obj)) << llvm::toString(Obj.takeError());
+  auto CO = emulator::CodeObject::load(Obj->Bytes);
+  ASSERT_TRUE(static_cast<bool>(CO)) << llvm::toString(CO.takeError());
+  ASSERT_EQ((*CO)->kernels().size(), 1u);
+  EXPECT_NE((*CO)->findKernel("fine"), nullptr);
 }
 
 TEST(LiftIR, NamedBarriersAndReductionsAreReptxIntrinsics) {
