@@ -187,6 +187,16 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
   case ptx::Operand::Name: {
     StringRef S = Op.Sym;
     StringRef Comp = Op.Component.ltrim('.');
+    // A special register or constant read as the instruction's type (a mov.f64 of %ctaid.x has
+    // none to convert to).
+    auto Convert = [&](Value *V) -> Expected<Value *> {
+      auto C = convertTo(B, V, T, false);
+      if (!C) {
+        consumeError(C.takeError());
+        return unsupported(S + " read as an incompatible type");
+      }
+      return *C;
+    };
     // Special registers (PTX ISA 10.1-10.5).
     StringRef Special = StringSwitch<StringRef>(S)
                             .Case("%tid", "tid")
@@ -198,18 +208,18 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
       if (Comp != "x" && Comp != "y" && Comp != "z")
         return unsupported("special register without .x/.y/.z");
       Value *V = callSpecial(("reptx." + Special + "." + Comp).str());
-      return convertTo(B, V, T, false);
+      return Convert(V);
     }
     if (Comp.empty())
       if (Value *V = warpSpecialRegister(*this, S))
-        return convertTo(B, V, T, false);
+        return Convert(V);
     if (Comp.empty() && S.starts_with("%"))
       if (Value *V = otherSpecialRegister(*this, S))
-        return convertTo(B, V, T, false);
+        return Convert(V);
     if (!Comp.empty())
       return unsupported("vector register components");
     if (S == "WARP_SZ") // the predefined warp-size constant (PTX ISA 5.4)
-      return convertTo(B, B.getInt32(32), T, false);
+      return Convert(B.getInt32(32));
     StringRef Prefix = S.rtrim("0123456789");
     bool IsReg = Regs.count(S) || (Prefix.size() != S.size() && RegRanges.count(Prefix));
     if (Function *Fn = IsReg ? nullptr : ptxFunction(S)) {

@@ -297,6 +297,20 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   EXPECT_EQ(Obj->Kernels, std::vector<std::string>{"good"});
 }
 
+// A special register read as a type it cannot become (no f64 holds %ctaid's 32 bits) fails the
+// kernel with its file, line, name and instruction, like any other operand error.
+TEST(LiftIR, SpecialRegisterOfAnIncompatibleTypeNamesTheKernel) {
+  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                     ".visible .entry k()\n{\n.reg .f64 %fd<2>;\n"
+                     "mov.f64 %fd1, %ctaid.x;\n"
+                     "ret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("sreg.ptx", Text));
+  ASSERT_EQ(L->R.Failures.size(), 1u);
+  EXPECT_EQ(L->R.Failures[0].Message,
+            "sreg.ptx:7: kernel 'k': %ctaid read as an incompatible type: "
+            "'mov.f64 %fd1, %ctaid.x;'");
+}
+
 TEST(LiftIR, KernelParametersKeepPtxAlignment) {
   // A by-value structure `.param .align 8 .b8 s[24]` becomes [3 x i64] (8-byte aligned).
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
