@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -306,6 +307,24 @@ int main(int argc, char **argv) {
           ++Failed;
     std::printf("%u case compilations failed\n", Failed);
     return Failed ? 1 : 0;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--write-ptx") {
+    // One PTX module per case, skipped ones included (the lift fuzzer's seeds, tests/fuzz).
+    std::error_code EC;
+    std::filesystem::create_directories(argv[2], EC);
+    unsigned Written = 0;
+    for (const Case &C : allCases()) {
+      std::string Path = std::string(argv[2]) + "/" + caseKernelName(C) + ".ptx";
+      std::ofstream Out(Path, std::ios::binary);
+      Out << moduleText({&C});
+      if (!Out.flush()) {
+        std::fprintf(stderr, "cannot write %s\n", Path.c_str());
+        return 1;
+      }
+      ++Written;
+    }
+    std::printf("%u cases written to %s\n", Written, argv[2]);
+    return 0;
   }
   if (argc == 2 && std::string(argv[1]) == "--print-counts") {
     std::printf(

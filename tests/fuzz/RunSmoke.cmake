@@ -1,7 +1,8 @@
 # ctest fuzz.fatbin_smoke and fuzz.ptx_smoke: a 20-second libFuzzer run on a fresh copy of the
 # seed corpus, so the test never writes into the source tree and always starts from the same seeds.
 # Usage: cmake -DFUZZER=... -DSEEDS=... -DWORK=... -DDICT=... -DARTIFACTS=... [-DEXTRA=...]
-#        -P RunSmoke.cmake   (EXTRA: further libFuzzer flags, a ;-list)
+#        [-DMORE_SEEDS=...] -P RunSmoke.cmake   (EXTRA: further libFuzzer flags, a ;-list;
+#        MORE_SEEDS: a second seed directory, copied into WORK too)
 foreach(var FUZZER SEEDS WORK DICT ARTIFACTS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "RunSmoke.cmake: -D${var}=... is required")
@@ -10,6 +11,9 @@ endforeach()
 
 file(REMOVE_RECURSE ${WORK})
 file(COPY ${SEEDS}/ DESTINATION ${WORK})
+if(DEFINED MORE_SEEDS)
+  file(COPY ${MORE_SEEDS}/ DESTINATION ${WORK})
+endif()
 file(MAKE_DIRECTORY ${ARTIFACTS})
 
 execute_process(
