@@ -6,6 +6,7 @@
 #include "reptx/frontend-ptx/InstructionTable.h"
 #include "reptx/ir/Intrinsics.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
@@ -995,34 +996,35 @@ Error FunctionLifter::liftBody() {
   return Error::success();
 }
 
-// The first function in FAILED (lifted as a declaration only) that K reaches: through calls and
-// taken addresses in K and every function it reaches, constant expressions and aggregates, and the
-// initializers of the variables they use. Null when there is none.
-static const Function *reachedFailedFunction(const Function &K,
-                                             const StringMap<std::string> &Failed) {
-  SmallPtrSet<const Value *, 32> Seen{&K};
-  SmallVector<const Value *, 64> Work{&K};
-  auto Push = [&](const Value *V) {
-    if (isa<Constant>(V) && Seen.insert(V).second)
-      Work.push_back(V);
-  };
+// Every function that reaches one in FAILED (a .func lifted as a declaration only): by calling
+// it, or through its address, taken in the function or in a function it reaches, in constant
+// expressions and aggregates, or in the initializer of a variable it uses. Mapped to that failed
+// function. One walk up the users from the failed functions: linear in the module.
+static DenseMap<const Function *, const Function *>
+functionsReachingFailed(const Module &M, const StringMap<std::string> &Failed) {
+  DenseMap<const Value *, const Function *> From;
+  SmallVector<const Value *, 64> Work;
+  for (const Function &Fn : M)
+    if (Fn.isDeclaration() && Failed.count(Fn.getName()) && From.try_emplace(&Fn, &Fn).second)
+      Work.push_back(&Fn);
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
-    if (auto *Fn = dyn_cast<Function>(V)) {
-      if (Fn->isDeclaration() && Failed.count(Fn->getName()))
-        return Fn;
-      for (const Instruction &I : instructions(*Fn))
-        for (const Value *Op : I.operands())
-          Push(Op);
-    } else if (auto *GV = dyn_cast<GlobalVariable>(V)) {
-      if (GV->hasInitializer())
-        Push(GV->getInitializer());
-    } else if (!isa<GlobalValue>(V)) {
-      for (const Value *Op : cast<Constant>(V)->operands())
-        Push(Op);
+    const Function *Origin = From.lookup(V);
+    for (const User *U : V->users()) {
+      // An instruction stands for its function; a constant, or a variable whose initializer
+      // holds one, for itself.
+      const Value *Next = U;
+      if (auto *I = dyn_cast<Instruction>(U))
+        Next = I->getFunction();
+      if (From.try_emplace(Next, Origin).second)
+        Work.push_back(Next);
     }
   }
-  return nullptr;
+  DenseMap<const Function *, const Function *> Reaching;
+  for (auto [V, Origin] : From)
+    if (auto *Fn = dyn_cast<Function>(V); Fn && !Fn->isDeclaration())
+      Reaching[Fn] = Origin;
+  return Reaching;
 }
 
 Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const LiftOptions &Opts) {
@@ -1108,10 +1110,11 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
   // checked above (with the call's reason); its address may also be taken in the kernel, in a
   // function the kernel reaches, or in the initializer of a variable either of them uses (a table
   // of function pointers for indirect calls), through constant expressions. Such a kernel fails.
-  if (!FailedFuncs.empty())
+  if (!FailedFuncs.empty()) {
+    auto Reaching = functionsReachingFailed(*R.M, FailedFuncs);
     for (auto It = R.Kernels.begin(); It != R.Kernels.end();) {
       Function *K = R.M->getFunction(*It);
-      const Function *Bad = K ? reachedFailedFunction(*K, FailedFuncs) : nullptr;
+      const Function *Bad = K ? Reaching.lookup(K) : nullptr;
       if (!Bad) {
         ++It;
         continue;
@@ -1121,6 +1124,7 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
       K->eraseFromParent();
       It = R.Kernels.erase(It);
     }
+  }
   // Functions that did not lift go when nothing uses them any more. One still named elsewhere
   // (by a variable's initializer, or by a function no kept kernel reaches) becomes an internal
   // stub that traps, so that the module links; no kept kernel can reach it.
