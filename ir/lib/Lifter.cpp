@@ -7,6 +7,7 @@
 #include "reptx/ir/Intrinsics.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
@@ -61,15 +62,94 @@ static uint64_t sharedAlignment(uint64_t Declared, uint64_t Size) {
   return Size >= 16 ? std::max<uint64_t>(A, 16) : A;
 }
 
+// The names a declaration declares: its own, or name0..nameN-1 for `name<N>` (PTX ISA 5.4.7,
+// "Parameterized Variable Names", in any state space).
+static SmallVector<std::string, 1> declaredNames(const ptx::VarDecl &D) {
+  SmallVector<std::string, 1> Names;
+  if (!D.RangeCount)
+    Names.push_back(D.Name.str());
+  for (uint32_t K = 0; K < D.RangeCount; ++K)
+    Names.push_back((D.Name + Twine(K)).str());
+  return Names;
+}
+
+// The value of an integer constant expression (PTX ISA 4.6, "Constant Expressions"): literals and
+// the unary and binary operators on signed 64-bit values; nothing when it names a symbol, holds a
+// float, or is undefined (division by zero, a shift by 64 or more, INT64_MIN / -1).
+static std::optional<int64_t> constantValue(const ptx::Expr *E) {
+  if (!E)
+    return std::nullopt;
+  switch (E->K) {
+  case ptx::Expr::Int:
+    return E->IntValue;
+  case ptx::Expr::Unary: {
+    auto A = E->Args.size() == 1 ? constantValue(E->Args[0]) : std::nullopt;
+    if (!A)
+      return std::nullopt;
+    switch (E->Op) {
+    case '-':
+      return int64_t(0 - uint64_t(*A));
+    case '+':
+      return *A;
+    case '~':
+      return ~*A;
+    case '!':
+      return int64_t(*A == 0);
+    }
+    return std::nullopt;
+  }
+  case ptx::Expr::Binary: {
+    if (E->Args.size() != 2)
+      return std::nullopt;
+    auto A = constantValue(E->Args[0]), C = constantValue(E->Args[1]);
+    if (!A || !C)
+      return std::nullopt;
+    uint64_t UA = uint64_t(*A), UC = uint64_t(*C);
+    switch (E->Op) {
+    case '+':
+      return int64_t(UA + UC);
+    case '-':
+      return int64_t(UA - UC);
+    case '*':
+      return int64_t(UA * UC);
+    case '/':
+    case '%':
+      if (*C == 0 || (*A == INT64_MIN && *C == -1))
+        return std::nullopt;
+      return E->Op == '/' ? *A / *C : *A % *C;
+    case '&':
+      return *A & *C;
+    case '|':
+      return *A | *C;
+    case '^':
+      return *A ^ *C;
+    case '<': // <<
+      return UC < 64 ? std::optional<int64_t>(int64_t(UA << UC)) : std::nullopt;
+    case '>': // >>, arithmetic on the signed value
+      return UC < 64 ? std::optional<int64_t>(*A >> UC) : std::nullopt;
+    }
+    return std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
 Expected<uint64_t> variableSize(const ptx::VarDecl &D) {
   auto T = parseType(D.Type);
   if (!T || T->K == PtxType::Pred)
     return createStringError("variable '" + D.Name.str() + "' has unsupported type " + D.Type);
   uint64_t Size = T->Width / 8 * (D.VectorWidth ? D.VectorWidth : 1);
-  for (const ptx::Expr *E : D.Dims) {
-    if (!E || E->K != ptx::Expr::Int || E->IntValue < 0)
+  for (auto [K, E] : llvm::enumerate(D.Dims)) {
+    // `x[] = {...}`: the first dimension is the initializer's count of elements.
+    std::optional<int64_t> N;
+    if (!E && K == 0 && D.Init && D.Init->K == ptx::Expr::Braces)
+      N = int64_t(D.Init->Args.size());
+    else
+      N = constantValue(E);
+    if (!N || *N < 0)
       return createStringError("variable '" + D.Name.str() + "' has an unsupported array size");
-    Size *= uint64_t(E->IntValue);
+    Size *= uint64_t(*N);
   }
   return Size;
 }
@@ -251,6 +331,40 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
     }
     return *C;
   }
+  case ptx::Operand::ExprOp: {
+    // A constant expression (PTX ISA 4.6): a number, or the address of a variable or function
+    // plus or minus one (mov.u64 %rd, buf+8; generic(buf) is buf's address already).
+    if (auto C = constantValue(Op.E)) {
+      ptx::Operand Lit;
+      Lit.K = ptx::Operand::Int;
+      Lit.IntValue = *C;
+      return read(Lit, T, Signed);
+    }
+    const ptx::Expr *SymE = Op.E;
+    int64_t Offset = 0;
+    if (SymE && SymE->K == ptx::Expr::Binary && SymE->Args.size() == 2 &&
+        (SymE->Op == '+' || SymE->Op == '-')) {
+      auto L0 = constantValue(SymE->Args[0]), R0 = constantValue(SymE->Args[1]);
+      if (R0) {
+        Offset = SymE->Op == '+' ? *R0 : int64_t(0 - uint64_t(*R0));
+        SymE = SymE->Args[0];
+      } else if (L0 && SymE->Op == '+') {
+        Offset = *L0;
+        SymE = SymE->Args[1];
+      }
+    }
+    if (SymE && SymE->K == ptx::Expr::Generic && SymE->Args.size() == 1)
+      SymE = SymE->Args[0];
+    if (!SymE || SymE->K != ptx::Expr::Name || isRegister(SymE->Sym) || !T->isIntegerTy())
+      return unsupported("unsupported constant expression operand");
+    ptx::Operand Base;
+    Base.K = ptx::Operand::Name;
+    Base.Sym = SymE->Sym;
+    auto Addr = read(Base, T, Signed);
+    if (!Addr || !Offset)
+      return Addr;
+    return B.CreateAdd(*Addr, ConstantInt::get(T, uint64_t(Offset), /*IsSigned=*/true));
+  }
   default:
     return unsupported("unsupported operand kind");
   }
@@ -285,8 +399,9 @@ static Error flattenInit(const ptx::Expr *E, PtxType T, SmallVectorImpl<uint8_t>
   uint64_t Bits;
   bool Negate = E->K == ptx::Expr::Unary && E->Op == '-' && E->Args.size() == 1;
   const ptx::Expr *V = Negate ? E->Args[0] : E;
-  if (V->K == ptx::Expr::Int && !T.isFloat()) {
-    Bits = Negate ? uint64_t(-V->IntValue) : uint64_t(V->IntValue);
+  std::optional<int64_t> IntValue = T.isFloat() ? std::nullopt : constantValue(E);
+  if (IntValue) {
+    Bits = uint64_t(*IntValue);
   } else if (V->K == ptx::Expr::Float || (V->K == ptx::Expr::Int && T.isFloat())) {
     APFloat F = V->K == ptx::Expr::Int
                     ? APFloat(double(V->IntValue))
@@ -372,6 +487,10 @@ Expected<Constant *> FunctionLifter::initializerConstant(const ptx::VarDecl &D, 
   for (const ptx::Expr *E : Elems) {
     if (!E)
       return unsupported("empty initializer element");
+    if (auto C = constantValue(E)) {
+      Fields.push_back(B.getInt64(uint64_t(*C)));
+      continue;
+    }
     // sym, sym + n, sym - n, n + sym, generic(sym) + n
     int64_t Offset = 0;
     const ptx::Expr *SymE = E;
@@ -537,6 +656,11 @@ Function *FunctionLifter::declareBarrier() {
 }
 
 BasicBlock *FunctionLifter::labelBlock(ptx::Symbol Label) {
+  // The innermost open block that declares the label, else a function-level one.
+  for (const ptx::Block *Blk : llvm::reverse(OpenBlocks))
+    if (auto It = ScopedLabels.find(Blk); It != ScopedLabels.end())
+      if (auto L = It->second.find(Label); L != It->second.end())
+        return L->second;
   BasicBlock *&BB = Labels[Label];
   if (!BB)
     BB = BasicBlock::Create(Ctx, Label, Fn);
@@ -568,7 +692,9 @@ void FunctionLifter::collectLabels(const ptx::Block &Blk) {
   for (size_t K = 0; K < Blk.Body.size(); ++K) {
     const ptx::Statement &S = Blk.Body[K];
     if (S.K == ptx::Statement::Label) {
-      labelBlock(PM.label(S));
+      BasicBlock *&BB = ScopedLabels[&Blk][PM.label(S)];
+      if (!BB)
+        BB = BasicBlock::Create(Ctx, PM.label(S), Fn);
       // `name: .branchtargets L0, L1, ...;` — a label statement followed by the directive,
       // whose text the parser keeps verbatim (and has checked: labels separated by commas).
       const ptx::Statement *Next = K + 1 < Blk.Body.size() ? &Blk.Body[K + 1] : nullptr;
@@ -667,9 +793,11 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     if (!Size)
       return unsupported(toString(Size.takeError()));
     IRBuilder<> EB(Entry, Entry->begin());
-    AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, D.Name);
-    A->setAlignment(Align(D.Align ? D.Align : 4));
-    LocalVars[D.Name] = A;
+    for (const std::string &Name : declaredNames(D)) {
+      AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, Name);
+      A->setAlignment(Align(D.Align ? D.Align : 4));
+      LocalVars[Name] = A;
+    }
     return Error::success();
   }
   case ptx::StateSpace::Param: {
@@ -680,9 +808,11 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     if (!Size)
       return unsupported(toString(Size.takeError()));
     IRBuilder<> EB(Entry, Entry->begin());
-    AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, D.Name);
-    A->setAlignment(Align(std::max<uint64_t>(D.Align, 16)));
-    Params[D.Name] = A;
+    for (const std::string &Name : declaredNames(D)) {
+      AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, Name);
+      A->setAlignment(Align(std::max<uint64_t>(D.Align, 16)));
+      Params[Name] = A;
+    }
     return Error::success();
   }
   case ptx::StateSpace::Shared: {
@@ -691,11 +821,13 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     if (!Size)
       return unsupported(toString(Size.takeError()));
     auto *Ty = ArrayType::get(B.getInt8Ty(), *Size);
-    auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage, PoisonValue::get(Ty),
-                                  (F.Name + "." + D.Name).str(), nullptr,
-                                  GlobalValue::NotThreadLocal, SharedAS);
-    GV->setAlignment(Align(sharedAlignment(D.Align, *Size)));
-    LocalVars[D.Name] = GV;
+    for (const std::string &Name : declaredNames(D)) {
+      auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage,
+                                    PoisonValue::get(Ty), (F.Name + "." + Name).str(), nullptr,
+                                    GlobalValue::NotThreadLocal, SharedAS);
+      GV->setAlignment(Align(sharedAlignment(D.Align, *Size)));
+      LocalVars[Name] = GV;
+    }
     return Error::success();
   }
   default:
@@ -834,6 +966,8 @@ Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {
 }
 
 Error FunctionLifter::liftBlock(const ptx::Block &Blk) {
+  OpenBlocks.push_back(&Blk);
+  llvm::scope_exit Close([&] { OpenBlocks.pop_back(); });
   for (const ptx::Statement &S : Blk.Body) {
     switch (S.K) {
     case ptx::Statement::Decl:
@@ -1034,9 +1168,12 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
   if (R.M->getDataLayout().getAllocaAddrSpace() != LocalAS)
     return createStringError("the data layout must place allocas in address space 5");
   StringMap<const ptx::VarDecl *> Vars;
-  for (const ptx::TopLevel &T : PM.Items)
-    if (T.K == ptx::TopLevel::Var && T.V)
-      Vars[T.V->Name] = T.V;
+  for (const ptx::TopLevel &T : PM.Items) {
+    if (T.K != ptx::TopLevel::Var || !T.V)
+      continue;
+    for (const std::string &Name : declaredNames(*T.V))
+      Vars[Name] = T.V;
+  }
   // .func bodies first: declared together (calls may come in any order, recursion included),
   // then lifted. A function that does not lift keeps only its declaration; the kernels that reach
   // it are removed below with its reason.

@@ -149,11 +149,15 @@ private:
   llvm::Function *Fn = nullptr;
   llvm::BasicBlock *Entry = nullptr;
   llvm::StringMap<Register> Regs;
-  llvm::StringMap<llvm::Type *> RegRanges;  // %r<N> prefixes
-  llvm::StringMap<unsigned> RangeCounts;    // and their N
-  llvm::StringMap<llvm::Value *> Params;    // .param name -> its slot (alloca in LocalAS)
-  llvm::StringMap<llvm::Value *> LocalVars; // function-scope .shared/.local variables
-  llvm::StringMap<llvm::BasicBlock *> Labels;
+  llvm::StringMap<llvm::Type *> RegRanges;    // %r<N> prefixes
+  llvm::StringMap<unsigned> RangeCounts;      // and their N
+  llvm::StringMap<llvm::Value *> Params;      // .param name -> its slot (alloca in LocalAS)
+  llvm::StringMap<llvm::Value *> LocalVars;   // function-scope .shared/.local variables
+  llvm::StringMap<llvm::BasicBlock *> Labels; // names no open scope declares
+  // Labels are scoped like variables (a `{ }` block may reuse an outer or sibling block's label):
+  // each block's own labels, and the blocks open while lifting, innermost last.
+  llvm::DenseMap<const ptx::Block *, llvm::StringMap<llvm::BasicBlock *>> ScopedLabels;
+  llvm::SmallVector<const ptx::Block *, 8> OpenBlocks;
   llvm::StringMap<llvm::SmallVector<ptx::Symbol, 8>> BranchTargets;
   llvm::AllocaInst *CarryFlag = nullptr;
   llvm::MDNode *ReadOnlyScope = nullptr; // the scope list of markReadOnlyLoad, made on first use

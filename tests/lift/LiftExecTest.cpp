@@ -337,6 +337,77 @@ TEST_P(LiftExec, InitializedConstAndGlobalTables) {
   }
 }
 
+// Forms ptxas 13.0 accepts (this text included) that nvcc does not write, found by the lift fuzzer
+// with ptxas as the oracle (tests/fuzz/README.md): an array sized by its initializer, constant
+// expressions in initializers and operands (`tab+8`), parameterized variable names (`sm<2>`, PTX
+// ISA 5.4.7), and one label name in sibling and nested { } blocks, each branch going to its own
+// scope's label.
+TEST_P(LiftExec, ConstantExpressionsParameterizedNamesAndScopedLabels) {
+  const char *Text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.global .align 4 .b32 tab[] = {10, 20, 30};
+.global .align 4 .b32 arr[4] = {1+1, 2*3, -(4), 7>>1};
+.shared .align 4 .b32 sm<2>;
+.visible .entry forms(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, tab+8;
+  ld.global.u32 %r1, [%rd2];
+  st.global.u32 [%rd1], %r1;
+  ld.global.u32 %r1, [arr];
+  st.global.u32 [%rd1+4], %r1;
+  ld.global.u32 %r1, [arr+4];
+  st.global.u32 [%rd1+8], %r1;
+  ld.global.u32 %r1, [arr+8];
+  st.global.u32 [%rd1+12], %r1;
+  ld.global.u32 %r1, [arr+12];
+  st.global.u32 [%rd1+16], %r1;
+  mov.u32 %r2, 77;
+  st.shared.u32 [sm1], %r2;
+  mov.u32 %r2, 5;
+  st.shared.u32 [sm0], %r2;
+  ld.shared.u32 %r3, [sm1];
+  st.global.u32 [%rd1+20], %r3;
+  mov.u32 %r5, 0;
+  mov.u32 %r6, 0;
+  {
+    bra.uni L1;
+    mov.u32 %r5, 111;
+L1:
+    add.u32 %r5, %r5, 1;
+  }
+  {
+    bra.uni L1;
+    mov.u32 %r6, 222;
+L1:
+    add.u32 %r6, %r6, 2;
+    {
+      bra.uni L1;
+      mov.u32 %r6, 333;
+L1:
+      add.u32 %r6, %r6, 4;
+    }
+  }
+  st.global.u32 [%rd1+24], %r5;
+  st.global.u32 [%rd1+28], %r6;
+  ret;
+}
+)";
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("forms.ptx", Text, arch()));
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(8 * sizeof(int32_t), "out"));
+  auto P =
+      DispatchParams::blocks("forms", {1, 1, 1}, {1, 1, 1}, KernargBuilder().addPointer(DO).take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<int32_t>(DO, 8));
+  EXPECT_EQ(Out, (std::vector<int32_t>{30, 2, 6, -4, 3, 77, 1, 6}));
+}
+
 // bfind (PTX ISA 9.7.1.16) on the host: most significant 1 bit (0 bit for negative signed
 // values), or the left shift amount to it with .shiftamt; 0xffffffff when there is none.
 template <typename T> uint32_t hostBfind(T V, bool ShiftAmt) {
