@@ -656,11 +656,16 @@ Function *FunctionLifter::declareBarrier() {
 }
 
 BasicBlock *FunctionLifter::labelBlock(ptx::Symbol Label) {
-  // The innermost open block that declares the label, else a function-level one.
+  // The innermost open block that declares the label, else the only label of that name in the
+  // function (labels are visible in the whole function, PTX ISA 5.1).
   for (const ptx::Block *Blk : llvm::reverse(OpenBlocks))
     if (auto It = ScopedLabels.find(Blk); It != ScopedLabels.end())
       if (auto L = It->second.find(Label); L != It->second.end())
         return L->second;
+  if (auto It = LabelsByName.find(Label); It != LabelsByName.end() && It->second.second == 1)
+    return It->second.first;
+  if (LabelsByName.count(Label) && AmbiguousLabel.empty())
+    AmbiguousLabel = Label.str(); // declared by several blocks, none of them open here
   BasicBlock *&BB = Labels[Label];
   if (!BB)
     BB = BasicBlock::Create(Ctx, Label, Fn);
@@ -693,8 +698,12 @@ void FunctionLifter::collectLabels(const ptx::Block &Blk) {
     const ptx::Statement &S = Blk.Body[K];
     if (S.K == ptx::Statement::Label) {
       BasicBlock *&BB = ScopedLabels[&Blk][PM.label(S)];
-      if (!BB)
+      if (!BB) {
         BB = BasicBlock::Create(Ctx, PM.label(S), Fn);
+        auto &ByName = LabelsByName[PM.label(S)];
+        ByName.first = BB;
+        ++ByName.second;
+      }
       // `name: .branchtargets L0, L1, ...;` — a label statement followed by the directive,
       // whose text the parser keeps verbatim (and has checked: labels separated by commas).
       const ptx::Statement *Next = K + 1 < Blk.Body.size() ? &Blk.Body[K + 1] : nullptr;
@@ -1111,6 +1120,9 @@ Error FunctionLifter::liftBody() {
   if (Error E = liftBlock(*F.Body))
     return E;
   Cur = nullptr;
+  if (!AmbiguousLabel.empty())
+    return unsupported("a branch to label '" + AmbiguousLabel +
+                       "', which several { } blocks declare, none of them around the branch");
   // The writes only need the scope when the function has read-only loads at all.
   if (ReadOnlyScope)
     for (Instruction *W : Writes)

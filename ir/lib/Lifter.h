@@ -157,6 +157,10 @@ private:
   // Labels are scoped like variables (a `{ }` block may reuse an outer or sibling block's label):
   // each block's own labels, and the blocks open while lifting, innermost last.
   llvm::DenseMap<const ptx::Block *, llvm::StringMap<llvm::BasicBlock *>> ScopedLabels;
+  // Every label by name, with how many blocks declare it: a branch to a label no open block
+  // declares goes to the only one of that name, wherever it is.
+  llvm::StringMap<std::pair<llvm::BasicBlock *, unsigned>> LabelsByName;
+  std::string AmbiguousLabel; // a branch found none of several labels of its name
   llvm::SmallVector<const ptx::Block *, 8> OpenBlocks;
   llvm::StringMap<llvm::SmallVector<ptx::Symbol, 8>> BranchTargets;
   llvm::AllocaInst *CarryFlag = nullptr;
