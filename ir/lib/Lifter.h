@@ -212,9 +212,4 @@ llvm::Error liftConvertHalf(FunctionLifter &L, const ptx::Instruction &I);
 /// f32/f64 add, sub, mul, fma, mad with .rz/.rm/.rp (LiftDirected.cpp).
 llvm::Error liftDirected(FunctionLifter &L, const ptx::Instruction &I);
 
-/// Size in bytes of a state-space variable (type size times array dimensions), or an error.
-llvm::Expected<uint64_t> variableSize(const ptx::VarDecl &D);
-/// The initial bytes of a variable with a numeric initializer, zero-padded to Size.
-llvm::Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size);
-
 } // namespace reptx::ir

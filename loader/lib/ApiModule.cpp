@@ -7,6 +7,7 @@
 
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
+#include "reptx/ir/Lift.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -36,7 +37,12 @@ bool declLayout(const ptx::VarDecl &D, uint64_t &Size, uint32_t &Align) {
   if (!Elem)
     return false;
   Size = uint64_t(Elem) * (D.VectorWidth ? D.VectorWidth : 1);
-  for (const ptx::Expr *E : D.Dims) {
+  for (auto [K, E] : llvm::enumerate(D.Dims)) {
+    // `x[] = {...}`: the first dimension is the initializer's count of elements.
+    if (!E && K == 0 && D.Init && D.Init->K == ptx::Expr::Braces) {
+      Size *= D.Init->Args.size();
+      continue;
+    }
     if (!E || E->K != ptx::Expr::Int || E->IntValue < 0)
       return false;
     Size *= uint64_t(E->IntValue);
@@ -52,10 +58,19 @@ const ptx::Function *findEntry(const ptx::Module &M, llvm::StringRef Name) {
   return nullptr;
 }
 
+/// The declaration of NAME: `.global .b32 NAME`, or `v<N>` for NAME = v0..v(N-1) (PTX ISA 5.4.7).
 const ptx::VarDecl *findVariable(const ptx::Module &M, llvm::StringRef Name) {
-  for (const ptx::TopLevel &T : M.Items)
-    if (T.K == ptx::TopLevel::Var && T.V->Name == Name)
+  for (const ptx::TopLevel &T : M.Items) {
+    if (T.K != ptx::TopLevel::Var)
+      continue;
+    if (!T.V->RangeCount && T.V->Name == Name)
       return T.V;
+    llvm::StringRef Index = Name;
+    unsigned K;
+    if (T.V->RangeCount && Index.consume_front(T.V->Name) && !Index.empty() &&
+        (Index == "0" || Index.front() != '0') && !Index.getAsInteger(10, K) && K < T.V->RangeCount)
+      return T.V;
+  }
   return nullptr;
 }
 
@@ -300,6 +315,21 @@ CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes
       if (!A) {
         log().error("{}", llvm::toString(A.takeError()));
         return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+      // Its initial value: the initializer's bytes, else zeros (an initializer with addresses,
+      // which only a compiled module can relocate, leaves zeros and a warning).
+      std::vector<uint8_t> Init(Size, 0);
+      if (V->Init) {
+        auto Bytes = ir::initializerBytes(*V, Size);
+        if (Bytes)
+          Init = std::move(*Bytes);
+        else
+          log().warn("{}: initial value of {}: {}", L->Name, Name,
+                     llvm::toString(Bytes.takeError()));
+      }
+      if (llvm::Error E = B.copyToDevice(*A, Init.data(), Init.size())) {
+        log().error("{}", llvm::toString(std::move(E)));
+        return CUDA_ERROR_UNKNOWN;
       }
       It = L->Fallbacks.try_emplace(Name, *A, Size).first;
     }

@@ -172,6 +172,8 @@ const char *Ptx = R"(
 .target sm_80
 .address_size 64
 .visible .global .align 4 .u32 bias = 7;
+.visible .global .align 4 .u32 spare<3>;
+.visible .global .align 4 .u32 table[] = {1, 2, 3};
 .visible .entry axpb(.param .u64 out, .param .u32 a, .param .u64 x, .param .u32 n)
 {
   .reg .pred %p;
@@ -215,6 +217,22 @@ TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
   size_t BiasSize = 0;
   ASSERT_EQ(cuModuleGetGlobal_v2(&Bias, &BiasSize, M, "bias"), CUDA_SUCCESS);
   EXPECT_EQ(BiasSize, 4u);
+  // Variables no kernel uses get allocations of their own: `spare<3>` declares spare0..spare2
+  // (PTX ISA 5.4.7), `table[]` takes its size from the initializer.
+  CUdeviceptr Spare, Table;
+  size_t SpareSize = 0, TableSize = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Spare, &SpareSize, M, "spare2"), CUDA_SUCCESS);
+  EXPECT_EQ(SpareSize, 4u);
+  EXPECT_EQ(cuModuleGetGlobal_v2(&Spare, &SpareSize, M, "spare3"), CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(cuModuleGetGlobal_v2(&Spare, &SpareSize, M, "spare02"), CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(cuModuleGetGlobal_v2(&Spare, &SpareSize, M, "spare"), CUDA_ERROR_NOT_FOUND);
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Table, &TableSize, M, "table"), CUDA_SUCCESS);
+  EXPECT_EQ(TableSize, 12u);
+  uint32_t TableValues[3] = {}, SpareValue = 1;
+  ASSERT_EQ(cuMemcpyDtoH_v2(TableValues, Table, 12), CUDA_SUCCESS);
+  EXPECT_EQ(std::vector<uint32_t>(TableValues, TableValues + 3), (std::vector<uint32_t>{1, 2, 3}));
+  ASSERT_EQ(cuMemcpyDtoH_v2(&SpareValue, Spare, 4), CUDA_SUCCESS);
+  EXPECT_EQ(SpareValue, 0u);
   uint32_t NewBias = 1000;
   ASSERT_EQ(cuMemcpyHtoD_v2(Bias, &NewBias, 4), CUDA_SUCCESS);
   const uint32_t N = 100;

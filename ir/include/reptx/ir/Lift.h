@@ -52,6 +52,13 @@ struct LiftResult {
 llvm::Expected<LiftResult> liftModule(const ptx::Module &PM, llvm::LLVMContext &Ctx,
                                       const LiftOptions &Opts = {});
 
+/// Size in bytes of a state-space variable (type size times array dimensions; `x[] = {...}` from
+/// its initializer), or an error.
+llvm::Expected<uint64_t> variableSize(const ptx::VarDecl &D);
+/// The initial bytes of a variable with a numeric initializer, zero-padded to Size; an error when
+/// the initializer holds addresses (those are relocated constants of the lifted module).
+llvm::Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size);
+
 /// The PTX instruction families (opcodes of frontend-ptx's instruction table) that the lifter
 /// handles, in all or some of their forms (a form it does not handle is a per-kernel error that
 /// names it): the "lifted" column of docs/ptx-coverage.md.
