@@ -333,7 +333,7 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
   }
   case ptx::Operand::ExprOp: {
     // A constant expression (PTX ISA 4.6): a number, or the address of a variable or function
-    // plus or minus one (mov.u64 %rd, buf+8; generic(buf) is buf's address already).
+    // plus or minus a number (mov.u64 %rd, buf+8; generic(buf) is buf's address already).
     if (auto C = constantValue(Op.E)) {
       ptx::Operand Lit;
       Lit.K = ptx::Operand::Int;
