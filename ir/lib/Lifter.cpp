@@ -135,11 +135,21 @@ static std::optional<int64_t> constantValue(const ptx::Expr *E) {
   }
 }
 
-Expected<uint64_t> variableSize(const ptx::VarDecl &D) {
-  auto T = parseType(D.Type);
-  if (!T || T->K == PtxType::Pred)
-    return createStringError("variable '" + D.Name.str() + "' has unsupported type " + D.Type);
-  uint64_t Size = T->Width / 8 * (D.VectorWidth ? D.VectorWidth : 1);
+// A symbol plus or minus a constant, as initializers and operands write addresses (sym, sym + n,
+// sym - n, n + sym; PTX ISA 4.6): the symbol's expression and the offset. Any other expression
+// comes back as itself, with offset 0.
+static std::pair<const ptx::Expr *, int64_t> symbolAndOffset(const ptx::Expr *E) {
+  if (!E || E->K != ptx::Expr::Binary || E->Args.size() != 2 || (E->Op != '+' && E->Op != '-'))
+    return {E, 0};
+  if (auto R = constantValue(E->Args[1]))
+    return {E->Args[0], E->Op == '+' ? *R : int64_t(0 - uint64_t(*R))};
+  if (auto L = constantValue(E->Args[0]); L && E->Op == '+')
+    return {E->Args[1], *L};
+  return {E, 0};
+}
+
+std::optional<uint64_t> elementCount(const ptx::VarDecl &D) {
+  uint64_t Count = 1;
   for (auto [K, E] : llvm::enumerate(D.Dims)) {
     // `x[] = {...}`: the first dimension is the initializer's count of elements.
     std::optional<int64_t> N;
@@ -147,10 +157,20 @@ Expected<uint64_t> variableSize(const ptx::VarDecl &D) {
       N = int64_t(D.Init->Args.size());
     else
       N = constantValue(E);
-    if (!N || *N < 0)
-      return createStringError("variable '" + D.Name.str() + "' has an unsupported array size");
-    Size *= uint64_t(*N);
+    if (!N || *N < 0 || __builtin_mul_overflow(Count, uint64_t(*N), &Count))
+      return std::nullopt;
   }
+  return Count;
+}
+
+Expected<uint64_t> variableSize(const ptx::VarDecl &D) {
+  auto T = parseType(D.Type);
+  if (!T || T->K == PtxType::Pred)
+    return createStringError("variable '" + D.Name.str() + "' has unsupported type " + D.Type);
+  uint64_t Size = T->Width / 8 * (D.VectorWidth ? D.VectorWidth : 1);
+  auto Count = elementCount(D);
+  if (!Count || __builtin_mul_overflow(Size, *Count, &Size))
+    return createStringError("variable '" + D.Name.str() + "' has an unsupported array size");
   return Size;
 }
 
@@ -340,19 +360,7 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
       Lit.IntValue = *C;
       return read(Lit, T, Signed);
     }
-    const ptx::Expr *SymE = Op.E;
-    int64_t Offset = 0;
-    if (SymE && SymE->K == ptx::Expr::Binary && SymE->Args.size() == 2 &&
-        (SymE->Op == '+' || SymE->Op == '-')) {
-      auto L0 = constantValue(SymE->Args[0]), R0 = constantValue(SymE->Args[1]);
-      if (R0) {
-        Offset = SymE->Op == '+' ? *R0 : int64_t(0 - uint64_t(*R0));
-        SymE = SymE->Args[0];
-      } else if (L0 && SymE->Op == '+') {
-        Offset = *L0;
-        SymE = SymE->Args[1];
-      }
-    }
+    auto [SymE, Offset] = symbolAndOffset(Op.E);
     if (SymE && SymE->K == ptx::Expr::Generic && SymE->Args.size() == 1)
       SymE = SymE->Args[0];
     if (!SymE || SymE->K != ptx::Expr::Name || isRegister(SymE->Sym) || !T->isIntegerTy())
@@ -492,22 +500,9 @@ Expected<Constant *> FunctionLifter::initializerConstant(const ptx::VarDecl &D, 
       continue;
     }
     // sym, sym + n, sym - n, n + sym, generic(sym) + n
-    int64_t Offset = 0;
-    const ptx::Expr *SymE = E;
-    if (E->K == ptx::Expr::Binary && E->Args.size() == 2 && (E->Op == '+' || E->Op == '-')) {
-      const ptx::Expr *L0 = E->Args[0], *R0 = E->Args[1];
-      if (L0 && R0 && R0->K == ptx::Expr::Int) {
-        SymE = L0;
-        Offset = E->Op == '+' ? R0->IntValue : -R0->IntValue;
-      } else if (L0 && R0 && L0->K == ptx::Expr::Int && E->Op == '+') {
-        SymE = R0;
-        Offset = L0->IntValue;
-      }
-    }
-    if (SymE->K == ptx::Expr::Int) {
-      Fields.push_back(B.getInt64(uint64_t(SymE->IntValue)));
-      continue;
-    }
+    auto [SymE, Offset] = symbolAndOffset(E);
+    if (!SymE)
+      return unsupported("empty initializer element");
     auto Sym = initializerSymbol(*SymE);
     if (!Sym)
       return Sym.takeError();

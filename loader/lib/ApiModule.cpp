@@ -36,17 +36,10 @@ bool declLayout(const ptx::VarDecl &D, uint64_t &Size, uint32_t &Align) {
   uint32_t Elem = typeBytes(D.Type);
   if (!Elem)
     return false;
+  auto Count = ir::elementCount(D);
   Size = uint64_t(Elem) * (D.VectorWidth ? D.VectorWidth : 1);
-  for (auto [K, E] : llvm::enumerate(D.Dims)) {
-    // `x[] = {...}`: the first dimension is the initializer's count of elements.
-    if (!E && K == 0 && D.Init && D.Init->K == ptx::Expr::Braces) {
-      Size *= D.Init->Args.size();
-      continue;
-    }
-    if (!E || E->K != ptx::Expr::Int || E->IntValue < 0)
-      return false;
-    Size *= uint64_t(E->IntValue);
-  }
+  if (!Count || __builtin_mul_overflow(Size, *Count, &Size))
+    return false;
   Align = D.Align ? D.Align : uint32_t(Elem * (D.VectorWidth ? D.VectorWidth : 1));
   return true;
 }

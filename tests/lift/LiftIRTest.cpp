@@ -302,30 +302,18 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
 // ptxas rejects ("Unknown symbol"), still goes to the only label of that name; with two, the kernel
 // fails instead of branching to either.
 TEST(LiftIR, BranchToALabelOfSeveralOuterBlocksFails) {
-  std::string Head = ".version 8.0\n.target sm_80\n.address_size 64\n"
-                     ".visible .entry k()\n{\n.reg .b32 %r<3>;\nbra.uni L1;\n"
-                     "{\nL1:\nadd.u32 %r1, %r1, 1;\n}\n";
-  LIFT_ASSERT_OK_AND_ASSIGN(One, lift("one.ptx", Head + "ret;\n}\n"));
-  EXPECT_TRUE(One->R.Failures.empty()) << One->R.Failures[0].Message;
-  LIFT_ASSERT_OK_AND_ASSIGN(Two,
-                            lift("two.ptx", Head + "{\nL1:\nadd.u32 %r1, %r1, 2;\n}\nret;\n}\n"));
-  ASSERT_EQ(Two->R.Failures.size(), 1u);
-  EXPECT_EQ(Two->R.Failures[0].Message,
-            "two.ptx:4: kernel 'k': a branch to label 'L1', which several { } blocks declare, "
+  std::string Body = "bra.uni L1;\n{\nL1:\nadd.u32 %r1, %r1, 1;\n}\n";
+  EXPECT_IR_LACKS(liftedIR(Body), "ERROR");
+  EXPECT_EQ(liftedIR(Body + "{\nL1:\nadd.u32 %r1, %r1, 2;\n}"),
+            "ERROR: t.ptx:4: kernel 'k': a branch to label 'L1', which several { } blocks declare, "
             "none of them around the branch");
 }
 
 // A special register read as a type it cannot become (no f64 holds %ctaid's 32 bits) fails the
 // kernel with its file, line, name and instruction, like any other operand error.
 TEST(LiftIR, SpecialRegisterOfAnIncompatibleTypeNamesTheKernel) {
-  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
-                     ".visible .entry k()\n{\n.reg .f64 %fd<2>;\n"
-                     "mov.f64 %fd1, %ctaid.x;\n"
-                     "ret;\n}\n";
-  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("sreg.ptx", Text));
-  ASSERT_EQ(L->R.Failures.size(), 1u);
-  EXPECT_EQ(L->R.Failures[0].Message,
-            "sreg.ptx:7: kernel 'k': %ctaid read as an incompatible type: "
+  EXPECT_EQ(liftedIR("mov.f64 %fd1, %ctaid.x;"),
+            "ERROR: t.ptx:12: kernel 'k': %ctaid read as an incompatible type: "
             "'mov.f64 %fd1, %ctaid.x;'");
 }
 

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct LiftResult {
 llvm::Expected<LiftResult> liftModule(const ptx::Module &PM, llvm::LLVMContext &Ctx,
                                       const LiftOptions &Opts = {});
 
+/// The number of elements of a variable's array dimensions: 1 for a scalar; `x[] = {...}` counts
+/// its initializer; a size may be an integer constant expression. Nothing when one is unknown,
+/// negative, or the product overflows.
+std::optional<uint64_t> elementCount(const ptx::VarDecl &D);
 /// Size in bytes of a state-space variable (type size times array dimensions; `x[] = {...}` from
 /// its initializer), or an error.
 llvm::Expected<uint64_t> variableSize(const ptx::VarDecl &D);
