@@ -1,12 +1,17 @@
 // VALU integer operations beyond the plain table of SemanticsVector.cpp: saturating (clamp)
-// signed add/sub, sum of absolute differences and the packed dot products (AMD CDNA3 ISA and
-// RDNA3 ISA, "Vector ALU instructions": V_ADD_I32 / V_ADD_NC_I32 with CLAMP, V_SAD_U32,
+// signed add/sub, 16-bit add/sub whose CLAMP saturates, sum of absolute differences and the
+// packed dot products (AMD CDNA3 ISA and RDNA3 ISA, "Vector ALU instructions": V_ADD_I32 /
+// V_ADD_NC_I32 with CLAMP, V_ADD_U16 / V_SUB_U16 / V_SUBREV_U16 / V_ADD_I16 / V_SUB_I16 and their
+// _NC_ spellings, V_SAD_U32,
 // V_DOT4C_I32_I8, V_DOT4_I32_I8, V_DOT4_U32_U8, V_DOT2_I32_I16, V_DOT2_U32_U16, V_DOT4_I32_IU8).
 #include "Semantics.h"
 
 namespace reptx::emulator::sem {
 
 namespace {
+
+using u16 = uint16_t;
+using i16 = int16_t;
 
 int64_t sext(uint64_t V, unsigned Bits) {
   uint64_t M = uint64_t(1) << (Bits - 1);
@@ -37,6 +42,23 @@ template <bool Sub, bool Signed> Step addSat(Wave &W, const Inst &I) {
     W.Out[L] = V;
   });
   W.commitVop(I, I.Ops[0], W.Out, 32);
+  return Step::Next;
+}
+
+// 16-bit add/sub: F gives the exact result of its 16-bit operands (op_sel picks their halves);
+// with CLAMP it saturates to the signed or unsigned 16-bit range, else it wraps.
+template <auto F, bool Signed> Step addSat16(Wave &W, const Inst &I) {
+  using Tr = FnTraits<decltype(F)>;
+  LaneOperand Src[Tr::Arity];
+  bool Fast = prepareSources<F, 1, false>(W, I, Src, std::make_index_sequence<Tr::Arity>());
+  W.forEachActive([&](unsigned L) {
+    int64_t R = Fast ? callPrepared<F>(W, Src, L, std::make_index_sequence<Tr::Arity>())
+                     : callLane<F, false>(W, I, L, std::make_index_sequence<Tr::Arity>());
+    if (I.Clamp)
+      R = Signed ? std::clamp<int64_t>(R, INT16_MIN, INT16_MAX) : std::clamp<int64_t>(R, 0, 0xffff);
+    W.Out[L] = uint16_t(R);
+  });
+  W.commitVop(I, I.Ops[0], W.Out, 16);
   return Step::Next;
 }
 
@@ -76,12 +98,13 @@ Step sadU32(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
-OpDef def(llvm::StringRef Name, Step (*Exec)(Wave &, const Inst &), int8_t NumOperands) {
+OpDef def(llvm::StringRef Name, Step (*Exec)(Wave &, const Inst &), int8_t NumOperands,
+          uint8_t ResultBits = 32) {
   OpDef D;
   D.Name = Name;
   D.Exec = Exec;
   D.NumOperands = NumOperands;
-  D.ResultBits = 32;
+  D.ResultBits = ResultBits;
   return D;
 }
 
@@ -92,6 +115,15 @@ void addIntegerExtraOps(TableBuilder &T) {
   T.add(def("v_sub_i32", &addSat<true, true>, 3));
   T.alias("v_add_nc_i32", "v_add_i32");
   T.alias("v_sub_nc_i32", "v_sub_i32");
+  T.add(def("v_add_u16", &addSat16<+[](u16 A, u16 B) { return int64_t(A) + B; }, false>, 3, 16));
+  T.add(def("v_sub_u16", &addSat16<+[](u16 A, u16 B) { return int64_t(A) - B; }, false>, 3, 16));
+  T.add(def("v_subrev_u16", &addSat16<+[](u16 A, u16 B) { return int64_t(B) - A; }, false>, 3, 16));
+  T.add(def("v_add_i16", &addSat16<+[](i16 A, i16 B) { return int64_t(A) + B; }, true>, 3, 16));
+  T.add(def("v_sub_i16", &addSat16<+[](i16 A, i16 B) { return int64_t(A) - B; }, true>, 3, 16));
+  T.alias("v_add_nc_u16", "v_add_u16");
+  T.alias("v_sub_nc_u16", "v_sub_u16");
+  T.alias("v_add_nc_i16", "v_add_i16");
+  T.alias("v_sub_nc_i16", "v_sub_i16");
   T.add(def("v_sad_u32", &sadU32, 4));
   T.add(def("v_dot4c_i32_i8", &dot<4, 8, 1, true>, 3));
   T.add(def("v_dot4_i32_i8", &dot<4, 8, 1, false>, 4));

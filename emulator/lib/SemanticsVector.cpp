@@ -474,10 +474,8 @@ void addVectorOps(TableBuilder &T) {
   T.add(vop<+[](u32 A, u32 B, u32 C) { return (A ^ B) + C; }>("v_xad_u32"));
   T.add(vop<+[](u32 A, u32 B) { return u32(std::popcount(A)) + B; }>("v_bcnt_u32_b32"));
 
-  // ---- 16-bit integer arithmetic
-  T.add(vop<+[](u16 A, u16 B) { return u16(A + B); }>("v_add_u16"));
-  T.add(vop<+[](u16 A, u16 B) { return u16(A - B); }>("v_sub_u16"));
-  T.add(vop<+[](u16 A, u16 B) { return u16(B - A); }>("v_subrev_u16"));
+  // ---- 16-bit integer arithmetic (add and sub, which saturate with CLAMP:
+  // SemanticsIntegerExtra.cpp)
   T.add(vop<+[](u16 A, u16 B) { return u16(A * B); }>("v_mul_lo_u16"));
   T.add(vop<+[](u16 A, u16 B, u16 C) { return u16(A * B + C); }>("v_mad_u16"));
   T.add(vop<+[](u16 S, u16 V) { return u16(V << (S & 15)); }>("v_lshlrev_b16"));
@@ -544,8 +542,6 @@ void addVectorOps(TableBuilder &T) {
   T.alias("v_add_nc_u32", "v_add_u32");
   T.alias("v_sub_nc_u32", "v_sub_u32");
   T.alias("v_subrev_nc_u32", "v_subrev_u32");
-  T.alias("v_add_nc_u16", "v_add_u16");
-  T.alias("v_sub_nc_u16", "v_sub_u16");
   T.alias("v_add_co_ci_u32", "v_addc_co_u32");
   T.alias("v_sub_co_ci_u32", "v_subb_co_u32");
   T.alias("v_subrev_co_ci_u32", "v_subbrev_co_u32");

@@ -925,7 +925,9 @@ ArrayRef<StringRef> liftedFamilies() {
       "bra", "brx", "call", "ret", "exit", "trap", "brkpt", "pmevent", "nanosleep", "bar",
       "barrier", "membar", "fence", "griddepcontrol",
       // LiftVideo.cpp
-      "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr"};
+      "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
+      "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
+      "vmin4", "vmax4", "vset4"};
   return Families;
 }
 

@@ -277,7 +277,7 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
                      ".visible .entry bad(.param .u32 x)\n{\n.reg .b32 %r<3>;\n"
                      "ld.param.u32 %r1, [x];\n"
-                     "vabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;\n"
+                     "getctarank.shared::cluster.u32 %r2, %r1;\n"
                      "ret;\n}\n"
                      ".visible .entry good(.param .u32 x)\n{\nret;\n}\n";
   LIFT_ASSERT_OK_AND_ASSIGN(L, lift("iso.ptx", Text));
@@ -286,7 +286,7 @@ TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   const std::string &Msg = L->R.Failures[0].Message;
   EXPECT_NE(Msg.find("iso.ptx:8"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("kernel 'bad'"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("vabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("getctarank.shared::cluster.u32 %r2, %r1;"), std::string::npos) << Msg;
   ASSERT_EQ(L->R.Kernels.size(), 1u);
   EXPECT_EQ(L->R.Kernels[0], "good");
   EXPECT_EQ(L->R.M->getFunction("bad"), nullptr);
@@ -543,13 +543,13 @@ TEST(LiftIR, FunctionsTakeTheirParamSlotsAsPointers) {
 TEST(LiftIR, KernelReachingAFailedFunctionFailsWithItsReason) {
   std::string Text =
       ".version 8.0\n.target sm_80\n.address_size 64\n"
-      ".func bad()\n{\n.reg .b32 %r<3>;\nvabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;\nret;\n}\n"
+      ".func bad()\n{\n.reg .b32 %r<3>;\ngetctarank.shared::cluster.u32 %r2, %r1;\nret;\n}\n"
       ".visible .entry uses()\n{\ncall.uni bad, ();\nret;\n}\n"
       ".visible .entry fine()\n{\nret;\n}\n";
   LIFT_ASSERT_OK_AND_ASSIGN(L, lift("g.ptx", Text));
   ASSERT_EQ(L->R.Failures.size(), 1u);
   EXPECT_EQ(L->R.Failures[0].Kernel, "uses");
-  EXPECT_NE(L->R.Failures[0].Message.find("vabsdiff4"), std::string::npos)
+  EXPECT_NE(L->R.Failures[0].Message.find("getctarank"), std::string::npos)
       << L->R.Failures[0].Message;
   EXPECT_EQ(L->R.Kernels, std::vector<std::string>{"fine"});
 }
@@ -561,7 +561,7 @@ TEST(LiftIR, KernelReachingAFailedFunctionFailsWithItsReason) {
 TEST(LiftIR, KernelTakingAFailedFunctionsAddressFails) {
   std::string Text =
       ".version 8.0\n.target sm_80\n.address_size 64\n"
-      ".func bad()\n{\n.reg .b32 %r<3>;\nvabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;\nret;\n}\n"
+      ".func bad()\n{\n.reg .b32 %r<3>;\ngetctarank.shared::cluster.u32 %r2, %r1;\nret;\n}\n"
       ".visible .global .align 8 .u64 table[1] = {bad};\n"
       ".func helper()\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, bad;\nret;\n}\n"
       ".visible .entry in_kernel(.param .u64 out)\n{\n.reg .b64 %rd<3>;\n"
@@ -579,7 +579,7 @@ TEST(LiftIR, KernelTakingAFailedFunctionsAddressFails) {
   for (const auto &F : L->R.Failures) {
     Failed.insert(F.Kernel);
     EXPECT_NE(F.Message.find("uses a function that did not lift"), std::string::npos) << F.Message;
-    EXPECT_NE(F.Message.find("vabsdiff4"), std::string::npos) << F.Message;
+    EXPECT_NE(F.Message.find("getctarank"), std::string::npos) << F.Message;
   }
   EXPECT_EQ(Failed, (std::set<std::string>{"in_kernel", "in_callee", "in_table"}));
   llvm::Function *Bad = L->R.M->getFunction("bad");

@@ -32,7 +32,7 @@ cat > "$T/bad.ptx" <<'PTX'
 {
 .reg .b32 %r<3>;
 ld.param.u32 %r1, [x];
-vabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;
+getctarank.shared::cluster.u32 %r2, %r1;
 ret;
 }
 .visible .entry good()
@@ -44,7 +44,7 @@ rc=0
 "$REPTX" compile "$T/bad.ptx" --arch gfx942 -o "$T/bad.hsaco" > /dev/null 2> "$T/err" || rc=$?
 test "$rc" = 2
 grep -q "bad.ptx:8: kernel 'bad'" "$T/err"
-grep -q "vabsdiff4" "$T/err"
+grep -q "getctarank" "$T/err"
 test -s "$T/bad.hsaco"
 
 rc=0
