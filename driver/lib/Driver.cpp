@@ -100,6 +100,14 @@ Expected<std::unique_ptr<Compiler>> Compiler::create(Options O) {
   return C;
 }
 
+bool needsIndependentWarps(StringRef Ptx) { return Ptx.contains("%reserved_smem_offset_"); }
+
+std::string wave64Mode(const ModuleSource &M, const Target &T) {
+  if (T.Wave64Mode != "auto")
+    return T.Wave64Mode;
+  return needsIndependentWarps(M.Ptx) ? "single" : "packed";
+}
+
 cache::Cache *Compiler::cache() const { return I->Main.get(); }
 
 cache::Key Compiler::key(const ModuleSource &M, const Target &T) const {
@@ -108,7 +116,7 @@ cache::Key Compiler::key(const ModuleSource &M, const Target &T) const {
   K.PtxasOptions = M.PtxasOptions;
   K.Arch = T.Arch;
   K.WaveSize = backend::waveSize(T.Arch);
-  K.WaveMode = K.WaveSize == 64 ? T.Wave64Mode : "";
+  K.WaveMode = K.WaveSize == 64 ? wave64Mode(M, T) : "";
   K.CodeObjectVersion = T.CodeObjectVersion;
   K.Options = {{"opt-level", "3"}};
   K.Compiler = I->Identity;
@@ -119,9 +127,9 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T) {
   if (!backend::isSupportedArch(T.Arch))
     return createStringError("unsupported target '" + T.Arch +
                              "' (expected gfx90a, gfx942, gfx1030, gfx1100 or gfx1201)");
-  if (T.Wave64Mode != "packed" && T.Wave64Mode != "single")
+  if (T.Wave64Mode != "packed" && T.Wave64Mode != "single" && T.Wave64Mode != "auto")
     return createStringError("unknown wave64 mode '" + T.Wave64Mode +
-                             "' (expected packed or single)");
+                             "' (expected packed, single or auto)");
   cache::Key K = key(M, T);
   auto Hit = [&](cache::Entry &&E, Result::Origin From) {
     Result R = fromEntry(std::move(E));
@@ -143,8 +151,8 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T) {
   backend::CompileOptions CO;
   CO.Arch = T.Arch;
   CO.CodeObjectVersion = T.CodeObjectVersion;
-  CO.Wave64 = T.Wave64Mode == "single" ? backend::CompileOptions::Wave64Mode::Single
-                                       : backend::CompileOptions::Wave64Mode::Packed;
+  CO.Wave64 = wave64Mode(M, T) == "single" ? backend::CompileOptions::Wave64Mode::Single
+                                           : backend::CompileOptions::Wave64Mode::Packed;
   CO.Threads = I->O.CompileThreads;
   auto MR = I->O.Isolate ? backend::compilePtxIsolated(PM, CO, I->O.Isolation)
                          : backend::compilePtx(PM, CO);

@@ -24,21 +24,26 @@ Error applyWave64SingleLaunch(const Kernel &K, DispatchParams &P) {
     return Error::success();
   Dim3 Block = P.WorkgroupSize;
   uint64_t Threads = Block.count();
-  if (Threads > 512)
+  if (Threads > Wave64SingleMaxThreads)
     return createStringError("launch of '" + K.Name + "': a block of " + Twine(Threads) +
-                             " threads exceeds the 512 of wave64 single mode");
+                             " threads exceeds the " + Twine(Wave64SingleMaxThreads) +
+                             " of wave64 single mode");
   if (P.GridSize.X % Block.X || P.GridSize.Y % Block.Y || P.GridSize.Z % Block.Z)
     return createStringError("launch of '" + K.Name +
                              "': the grid must be a whole number of blocks in wave64 single mode");
   Dim3 Blocks = {P.GridSize.X / Block.X, P.GridSize.Y / Block.Y, P.GridSize.Z / Block.Z};
-  uint32_t Hw = uint32_t((Threads + 31) / 32 * 64);
+  uint32_t Hw = wave64SingleWorkgroupSize(Threads);
   P.WorkgroupSize = {Hw, 1, 1};
   P.GridSize = {Blocks.X * Hw, Blocks.Y, Blocks.Z};
-  if (P.Kernargs.size() < 16)
-    P.Kernargs.resize(16);
-  const uint32_t Header[4] = {Block.X, Block.Y, Block.Z, 0};
-  std::memcpy(P.Kernargs.data(), Header, sizeof(Header));
+  writeWave64SingleHeader(P.Kernargs, Block);
   return Error::success();
+}
+
+void writeWave64SingleHeader(std::vector<uint8_t> &Kernargs, Dim3 Block) {
+  const uint32_t Header[4] = {Block.X, Block.Y, Block.Z, 0};
+  if (Kernargs.size() < sizeof(Header))
+    Kernargs.resize(sizeof(Header));
+  std::memcpy(Kernargs.data(), Header, sizeof(Header));
 }
 
 Expected<DispatchParams> ptxLaunch(const CodeObject &CO, StringRef Name, Dim3 Blocks,

@@ -1,6 +1,6 @@
 // The special registers that are neither thread/block coordinates (Lifter.cpp) nor warp registers
 // (LiftWarp.cpp), PTX ISA 10: %clock, %clock64, %globaltimer(_lo/_hi), %smid, %nsmid, %gridid,
-// %dynamic_smem_size, %total_smem_size, %envreg0-31 and %pm0-7(_64).
+// %dynamic_smem_size, %total_smem_size, %reserved_smem_offset_*, %envreg0-31 and %pm0-7(_64).
 #include "Lifter.h"
 
 #include "reptx/ir/Intrinsics.h"
@@ -44,6 +44,35 @@ Value *otherSpecialRegister(FunctionLifter &L, StringRef Name) {
                          .Default("");
   if (!Simple.empty())
     return callIntrinsic(L, Simple, I32, false);
+  // %reserved_smem_offset_begin/_end/_cap/_0/_1 (PTX ISA 10.29-10.32): shared memory that
+  // NVIDIA's system software reserves in each CTA (1 KiB from sm_80 on,
+  // CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK). Cooperative groups keep the barriers
+  // and exchange slots of tiles wider than a warp at offset 1 (at least 288 bytes there,
+  // cooperative_groups/details/memory.h). reptx reserves a 1 KiB LDS block for the kernels that
+  // read these registers, offset 0 at its start and offset 1 at its middle; the values are
+  // shared-window addresses like a .shared variable's.
+  StringRef Reserved = Name;
+  if (Reserved.consume_front("%reserved_smem_offset_")) {
+    constexpr uint32_t Size = 1024;
+    Module &M = *B.GetInsertBlock()->getModule();
+    GlobalVariable *G = M.getNamedGlobal("reptx.reserved_smem");
+    if (!G) {
+      auto *Ty = ArrayType::get(B.getInt8Ty(), Size);
+      G = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage, PoisonValue::get(Ty),
+                             "reptx.reserved_smem", nullptr, GlobalValue::NotThreadLocal, SharedAS);
+      G->setAlignment(Align(16));
+    }
+    Value *Begin = B.CreatePtrToInt(G, I32);
+    if (Reserved == "begin" || Reserved == "0")
+      return Begin;
+    if (Reserved == "1")
+      return B.CreateAdd(Begin, B.getInt32(Size / 2));
+    if (Reserved == "end")
+      return B.CreateAdd(Begin, B.getInt32(Size));
+    if (Reserved == "cap")
+      return B.getInt32(Size);
+    return nullptr;
+  }
   if (Name == "%gridid") // a 64-bit id of the grid (PTX ISA 10.14)
     return callIntrinsic(L, intrinsics::GridId, I64, false);
   // %envregN: driver-defined values; the loader defines none (0). %pmN: performance monitoring

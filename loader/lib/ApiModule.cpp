@@ -5,6 +5,7 @@
 #include "PtxLink.h"
 #include "Trace.h"
 
+#include "reptx/emulator/PtxLaunch.h"
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
 #include "reptx/ir/Lift.h"
@@ -384,8 +385,13 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
   if (!GX || !GY || !GZ || !BX || !BY || !BZ || BX > 1024 || BY > 1024 || BZ > 64 ||
       GX > 2147483647u || GY > 65535 || GZ > 65535)
     return InvalidConfiguration;
-  if (uint64_t(BX) * BY * BZ > std::min<uint32_t>(M.MaxThreadsPerBlock, 1024))
+  if (uint64_t(BX) * BY * BZ > std::min<uint32_t>(M.MaxThreadsPerBlock, 1024)) {
+    if (M.Wave64Single)
+      log().error("launch of {}: {} threads per block, but a kernel whose warps wait on each "
+                  "other runs one warp per wave64 (at most {}); REPTX_WAVE64_MODE=packed packs two",
+                  K->Name, uint64_t(BX) * BY * BZ, M.MaxThreadsPerBlock);
     return InvalidConfiguration;
+  }
   if (Shared > uint32_t(K->MaxDynamicShared) || M.GroupSegmentSize + Shared > 64 * 1024)
     return CUDA_ERROR_INVALID_VALUE;
   // Arguments: kernelParams[i] points to the i-th argument; the extra form gives one buffer in
@@ -416,6 +422,13 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
                 std::min<size_t>(M.Args[I].Size, K->Params[I].Size));
   }
   LaunchDims D{GX, GY, GZ, BX, BY, BZ, Shared};
+  if (M.Wave64Single) {
+    // Wave64 single mode (emulator/PtxLaunch.h): the PTX block size in the leading argument,
+    // one 64-lane wave per 32-thread warp of a one-dimensional hardware block.
+    emulator::writeWave64SingleHeader(Kernargs, {BX, BY, BZ});
+    D.BlockX = emulator::wave64SingleWorkgroupSize(uint64_t(BX) * BY * BZ);
+    D.BlockY = D.BlockZ = 1;
+  }
   DeviceFault Fault = DeviceFault::None;
   printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
   log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>", K->Name, GX, GY, GZ, BX, BY, BZ,

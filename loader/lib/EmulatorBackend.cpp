@@ -5,6 +5,7 @@
 #include "Log.h"
 
 #include "reptx/emulator/Device.h"
+#include "reptx/emulator/PtxLaunch.h"
 
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -14,11 +15,33 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <utility>
 
 namespace reptx::loader {
 
 LoadedCode::~LoadedCode() = default;
 ExecBackend::~ExecBackend() = default;
+
+KernelMeta kernelMeta(const emulator::Kernel &K) {
+  KernelMeta Meta;
+  Meta.Name = K.Name;
+  Meta.Wave64Single = emulator::isWave64Single(K);
+  bool Leading = Meta.Wave64Single; // the single-mode block size: the launch's, not the user's
+  for (const emulator::KernelArgInfo &A : K.Args)
+    if (!A.isHidden() && !std::exchange(Leading, false))
+      Meta.Args.push_back({A.Offset, A.Size});
+  Meta.KernargSize = K.KernargSegmentSize;
+  Meta.GroupSegmentSize = K.GroupSegmentFixedSize;
+  Meta.PrivateSegmentSize = K.PrivateSegmentFixedSize;
+  // Single mode: 64 work-items per 32-thread warp (PtxLaunch.h).
+  Meta.MaxThreadsPerBlock = Meta.Wave64Single ? std::min<uint32_t>(K.MaxFlatWorkgroupSize / 2,
+                                                                   emulator::Wave64SingleMaxThreads)
+                                              : K.MaxFlatWorkgroupSize;
+  Meta.Sgprs = K.SgprCount;
+  Meta.Vgprs = K.VgprCount;
+  Meta.WaveSize = K.WavefrontSize;
+  return Meta;
+}
 
 namespace {
 
@@ -186,19 +209,7 @@ public:
       Code->Base = *Base;
     }
     for (const emulator::Kernel &K : Code->CO->kernels()) {
-      KernelMeta Meta;
-      Meta.Name = K.Name;
-      for (const emulator::KernelArgInfo &A : K.Args)
-        if (!A.isHidden())
-          Meta.Args.push_back({A.Offset, A.Size});
-      Meta.KernargSize = K.KernargSegmentSize;
-      Meta.GroupSegmentSize = K.GroupSegmentFixedSize;
-      Meta.PrivateSegmentSize = K.PrivateSegmentFixedSize;
-      Meta.MaxThreadsPerBlock = K.MaxFlatWorkgroupSize;
-      Meta.Sgprs = K.SgprCount;
-      Meta.Vgprs = K.VgprCount;
-      Meta.WaveSize = K.WavefrontSize;
-      Code->Kernels[K.Name] = std::move(Meta);
+      Code->Kernels[K.Name] = kernelMeta(K);
     }
     Code->Symbols = dataSymbols(Bytes);
     return std::unique_ptr<LoadedCode>(std::move(Code));

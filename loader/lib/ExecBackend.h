@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace reptx::emulator {
+struct Kernel;
+} // namespace reptx::emulator
+
 namespace reptx::loader {
 
 struct LaunchDims {
@@ -29,12 +33,19 @@ struct KernargSlot {
 /// What a launch needs to know about a kernel of a loaded code object.
 struct KernelMeta {
   std::string Name;
-  std::vector<KernargSlot> Args; // explicit arguments, in order
+  std::vector<KernargSlot> Args; // the PTX parameters, in order
   uint32_t KernargSize = 0;
   uint32_t GroupSegmentSize = 0, PrivateSegmentSize = 0;
-  uint32_t MaxThreadsPerBlock = 1024;
+  uint32_t MaxThreadsPerBlock = 1024; // PTX threads
   uint32_t Sgprs = 0, Vgprs = 0, WaveSize = 64;
+  /// Compiled in wave64 single mode (backend/README.md): the launch passes the PTX block size in
+  /// the leading 16 bytes of the kernarg segment (not among Args) and runs each 32-thread warp
+  /// as a 64-lane wave (launch() in ApiModule.cpp).
+  bool Wave64Single = false;
 };
+
+/// The launch description of a kernel of a loaded code object (its metadata notes).
+KernelMeta kernelMeta(const emulator::Kernel &K);
 
 /// A code object loaded on the device.
 class LoadedCode {

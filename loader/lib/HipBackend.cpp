@@ -225,18 +225,7 @@ public:
     if (Error E = check(Api.ModuleLoadData(&Code->Module, Bytes.data()), "hipModuleLoadData"))
       return std::move(E);
     for (const emulator::Kernel &K : (*CO)->kernels()) {
-      KernelMeta Meta;
-      Meta.Name = K.Name;
-      for (const emulator::KernelArgInfo &A : K.Args)
-        if (!A.isHidden())
-          Meta.Args.push_back({A.Offset, A.Size});
-      Meta.KernargSize = K.KernargSegmentSize;
-      Meta.GroupSegmentSize = K.GroupSegmentFixedSize;
-      Meta.PrivateSegmentSize = K.PrivateSegmentFixedSize;
-      Meta.MaxThreadsPerBlock = K.MaxFlatWorkgroupSize;
-      Meta.Sgprs = K.SgprCount;
-      Meta.Vgprs = K.VgprCount;
-      Meta.WaveSize = K.WavefrontSize;
+      KernelMeta Meta = kernelMeta(K);
       hipFunction F = nullptr;
       if (Error E = check(Api.ModuleGetFunction(&F, Code->Module, K.Name.c_str()),
                           "hipModuleGetFunction"))

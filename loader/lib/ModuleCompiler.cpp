@@ -2,9 +2,11 @@
 #include "ModuleCompiler.h"
 #include "Log.h"
 
+#include "reptx/backend/Backend.h"
 #include "reptx/backend/Isolated.h"
 #include "reptx/driver/Driver.h"
 
+#include <cstdlib>
 #include <mutex>
 
 namespace reptx::loader {
@@ -55,7 +57,24 @@ llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::Stri
   driver::Target T;
   T.Arch = Arch.str();
   T.CodeObjectVersion = Cov;
-  auto R = C->compile({Name.str(), Ptx.str(), PtxasOptions.str()}, T);
+  // Warps on wave64 (driver::wave64Mode): auto unless REPTX_WAVE64_MODE says packed or single.
+  static const std::string Mode = [] {
+    const char *E = std::getenv("REPTX_WAVE64_MODE");
+    std::string V = E && *E ? E : "auto";
+    if (V != "auto" && V != "packed" && V != "single") {
+      log().warn("REPTX_WAVE64_MODE={}: expected packed, single or auto; using auto", V);
+      V = "auto";
+    }
+    return V;
+  }();
+  T.Wave64Mode = Mode;
+  driver::ModuleSource S{Name.str(), Ptx.str(), PtxasOptions.str()};
+  if (backend::waveSize(T.Arch) == 64 && driver::wave64Mode(S, T) == "single")
+    log().info("{}: one warp per wave64 (wave64 single mode){}", Name,
+               Mode == "auto" ? ": its warps wait on each other (cooperative groups' tiles wider "
+                                "than a warp)"
+                              : "");
+  auto R = C->compile(S, T);
   if (!R)
     return R.takeError();
   CompiledModule Out;

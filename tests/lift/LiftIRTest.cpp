@@ -272,6 +272,33 @@ TEST(LiftIR, SpecialRegistersAndBarrierAreReptxIntrinsics) {
   EXPECT_IR_LACKS(S, "amdgcn");
 }
 
+// %reserved_smem_offset_*: a 1 KiB shared block of the module's own, offset 1 at its middle (where
+// cooperative groups keep multi-warp tile barriers); cap is the size, end its end.
+TEST(LiftIR, ReservedSharedMemoryOffsetsAddressOneLdsBlock) {
+  std::string S = liftedIR("mov.u32 %r1, %reserved_smem_offset_0;\n"
+                           "mov.u32 %r2, %reserved_smem_offset_1;\n"
+                           "mov.u32 %r3, %reserved_smem_offset_begin;\n"
+                           "mov.u32 %r4, %reserved_smem_offset_end;\n"
+                           "mov.u32 %r5, %reserved_smem_offset_cap;\n"
+                           "ld.param.u64 %rd1, [out];\nst.u32 [%rd1], %r1;\nst.u32 [%rd1+4], %r2;\n"
+                           "st.u32 [%rd1+8], %r3;\nst.u32 [%rd1+12], %r4;\nst.u32 [%rd1+16], %r5;");
+  EXPECT_IR_HAS(S,
+                "@reptx.reserved_smem = internal addrspace(3) global [1024 x i8] poison, align 16");
+  EXPECT_IR_HAS(S, "store i32 ptrtoint (ptr addrspace(3) @reptx.reserved_smem to i32), ptr "
+                   "addrspace(5) %r1");
+  EXPECT_IR_HAS(S, "store i32 add (i32 ptrtoint (ptr addrspace(3) @reptx.reserved_smem to i32), "
+                   "i32 512), ptr addrspace(5) %r2");
+  EXPECT_IR_HAS(S, "store i32 ptrtoint (ptr addrspace(3) @reptx.reserved_smem to i32), ptr "
+                   "addrspace(5) %r3");
+  EXPECT_IR_HAS(S, "store i32 add (i32 ptrtoint (ptr addrspace(3) @reptx.reserved_smem to i32), "
+                   "i32 1024), ptr addrspace(5) %r4");
+  EXPECT_IR_HAS(S, "store i32 1024, ptr addrspace(5) %r5");
+  // One block, however many reads.
+  EXPECT_EQ(S.find("@reptx.reserved_smem ="), S.rfind("@reptx.reserved_smem ="));
+  std::string Bad = liftedIR("mov.u32 %r1, %reserved_smem_offset_2;");
+  EXPECT_IR_HAS(Bad, "ERROR:");
+}
+
 TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   // Kernel "bad" uses an instruction this slice does not lift; "good" must still lift.
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"

@@ -88,6 +88,44 @@ TEST_F(DriverTest, MissCompilesAndStoresHitReturnsTheSameBytes) {
   auto Bad = C->compile(S, {"gfx803", 5, "packed"});
   EXPECT_FALSE(!!Bad);
   llvm::consumeError(Bad.takeError());
+  auto BadMode = C->compile(S, {"gfx942", 5, "odd"});
+  EXPECT_FALSE(!!BadMode);
+  llvm::consumeError(BadMode.takeError());
+}
+
+// "auto" (the loader's and prewarm's default) is packed, unless the module's warps wait on each
+// other (it reads %reserved_smem_offset_*, cooperative groups' multi-warp tiles): then single. The
+// key holds the resolved mode, so auto and the explicit mode share cache entries.
+TEST_F(DriverTest, AutoWave64ModeIsSingleForModulesWhoseWarpsWaitOnEachOther) {
+  auto C = make(path("cache"));
+  ASSERT_TRUE(C);
+  driver::ModuleSource Plain = source(liftKernel("saxpy"));
+  driver::ModuleSource Tiles = Plain;
+  Tiles.Ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+              ".visible .entry tiles(.param .u64 out)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<3>;\n"
+              "mov.u32 %r1, %reserved_smem_offset_1;\nld.param.u64 %rd1, [out];\n"
+              "cvta.to.global.u64 %rd2, %rd1;\nst.global.u32 [%rd2], %r1;\nret;\n}\n";
+  EXPECT_FALSE(driver::needsIndependentWarps(Plain.Ptx));
+  EXPECT_TRUE(driver::needsIndependentWarps(Tiles.Ptx));
+  driver::Target Auto{"gfx942", 5, "auto"};
+  EXPECT_EQ(driver::Target{}.Wave64Mode, "auto");
+  EXPECT_EQ(driver::wave64Mode(Plain, Auto), "packed");
+  EXPECT_EQ(driver::wave64Mode(Tiles, Auto), "single");
+  EXPECT_EQ(driver::wave64Mode(Tiles, {"gfx942", 5, "packed"}), "packed");
+  auto Digest = [&](const driver::ModuleSource &S, const char *Mode) {
+    return C->key(S, {"gfx942", 5, Mode}).digest();
+  };
+  EXPECT_EQ(Digest(Plain, "auto"), Digest(Plain, "packed"));
+  EXPECT_EQ(Digest(Tiles, "auto"), Digest(Tiles, "single"));
+  EXPECT_NE(Digest(Tiles, "auto"), Digest(Tiles, "packed"));
+  // Compiled in single mode: the kernel's leading argument is the PTX block size.
+  auto R = C->compile(Tiles, Auto);
+  ASSERT_TRUE(!!R) << llvm::toString(R.takeError());
+  ASSERT_EQ(R->Kernels, std::vector<std::string>{"tiles"});
+  EXPECT_NE(R->CodeObject.find("__reptx_wave64_single"), std::string::npos);
+  auto P = C->compile(Plain, Auto);
+  ASSERT_TRUE(!!P) << llvm::toString(P.takeError());
+  EXPECT_EQ(P->CodeObject.find("__reptx_wave64_single"), std::string::npos);
 }
 
 TEST_F(DriverTest, OutputLayerReceivesEveryResultAndShipsReadOnly) {

@@ -220,9 +220,10 @@ Runner addCompileCommand(CLI::App &App) {
                 "Compile without looking up or storing in the kernel cache (REPTX_CACHE_*)");
   Cmd->add_option("--cov", O->Cov, "Code object version: 4, 5 or 6")->capture_default_str();
   Cmd->add_option("--wave64-mode", O->Wave64Mode,
-                  "PTX warps on gfx90a/gfx942 waves: packed (two per wave) or single (one per "
-                  "wave, changes the launch ABI; see backend/README.md)")
-      ->check(CLI::IsMember({"packed", "single"}))
+                  "PTX warps on gfx90a/gfx942 waves: packed (two per wave), single (one per "
+                  "wave, changes the launch ABI; see backend/README.md) or auto (as the loader: "
+                  "single for modules whose warps wait on each other)")
+      ->check(CLI::IsMember({"packed", "single", "auto"}))
       ->capture_default_str();
   Cmd->add_option("-j,--threads", O->Threads,
                   "Threads for a large module, compiled in parts (default: all cores; the code "

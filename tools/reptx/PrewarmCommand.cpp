@@ -41,7 +41,7 @@ namespace fs = std::filesystem;
 struct PrewarmOpts {
   std::vector<std::string> Paths;
   std::string Archs = "gfx942";
-  std::string Wave64Mode = "packed";
+  std::string Wave64Mode = "auto"; // as the loader compiles: driver::wave64Mode
   unsigned Cov = 5;
   std::string Output;
   unsigned Jobs = 0;
@@ -419,8 +419,8 @@ int Prewarm::run() {
     reportError("--cov must be 4, 5 or 6");
     return ExitUsage;
   }
-  if (O.Wave64Mode != "packed" && O.Wave64Mode != "single") {
-    reportError("--wave64-mode must be packed or single");
+  if (O.Wave64Mode != "packed" && O.Wave64Mode != "single" && O.Wave64Mode != "auto") {
+    reportError("--wave64-mode must be packed, single or auto");
     return ExitUsage;
   }
   driver::Compiler::Options DO;
@@ -498,7 +498,8 @@ Runner addPrewarmCommand(CLI::App &App) {
                   "Targets, comma-separated: gfx90a, gfx942, gfx1030, gfx1100, gfx1201")
       ->capture_default_str();
   Cmd->add_option("--wave64-mode", O->Wave64Mode,
-                  "Warps on wave64 targets: packed (two per wave) or single")
+                  "Warps on wave64 targets: packed (two per wave), single, or auto (as the "
+                  "loader: single for modules whose warps wait on each other)")
       ->capture_default_str();
   Cmd->add_option("--cov", O->Cov, "Code object version: 4, 5 or 6")->capture_default_str();
   Cmd->add_option("--output", O->Output,

@@ -26,9 +26,10 @@ namespace reptx::driver {
 struct Target {
   std::string Arch = "gfx942";
   unsigned CodeObjectVersion = 5;
-  /// How 32-thread warps sit on a wave64: "packed" (two per wave) or "single" (one per wave);
-  /// backend::CompileOptions::Wave64Mode. Part of the key on wave64 targets only.
-  std::string Wave64Mode = "packed";
+  /// How 32-thread warps sit on a wave64: "packed" (two per wave), "single" (one per wave;
+  /// backend::CompileOptions::Wave64Mode) or "auto": the mode wave64Mode() picks for the module.
+  /// The resolved mode is part of the key on wave64 targets only.
+  std::string Wave64Mode = "auto";
 };
 
 /// A PTX module as a CUDA binary holds it.
@@ -37,6 +38,16 @@ struct ModuleSource {
   std::string Ptx;          // the exact PTX text
   std::string PtxasOptions; // the options string of its fatbin entry ("" for a .ptx file)
 };
+
+/// Whether the PTX relies on its warps making progress independently of each other within a
+/// block: it reads %reserved_smem_offset_*, where cooperative groups keep the barriers of tiles
+/// wider than a warp, on which one warp spins until another arrives. Two warps packed in one
+/// wave64 cannot do that (a wave runs one side of a branch at a time), so "auto" gives such a
+/// module wave64 single mode.
+bool needsIndependentWarps(llvm::StringRef Ptx);
+/// The wave64 mode a module is compiled in: T.Wave64Mode, or for "auto" single when
+/// needsIndependentWarps(M.Ptx) and packed otherwise.
+std::string wave64Mode(const ModuleSource &M, const Target &T);
 
 struct Result {
   enum class Origin { Compiled, CacheHit, OutputHit };

@@ -20,6 +20,18 @@ inline constexpr llvm::StringLiteral Wave64SingleArgName = "__reptx_wave64_singl
 /// Whether K was compiled in wave64 single mode (its first explicit argument has that name).
 bool isWave64Single(const Kernel &K);
 
+/// The most PTX threads in a block of a wave64 single-mode kernel (the hardware's 1024
+/// work-items, two per PTX thread).
+inline constexpr uint32_t Wave64SingleMaxThreads = 512;
+/// The one-dimensional hardware work-group of a PTX block of Threads threads in wave64 single
+/// mode: 64 work-items per 32-thread warp.
+inline uint32_t wave64SingleWorkgroupSize(uint64_t Threads) {
+  return uint32_t((Threads + 31) / 32 * 64);
+}
+/// Writes the PTX block size into the leading 16-byte argument {ntid.x, ntid.y, ntid.z, 0} of a
+/// wave64 single-mode kernel's kernarg segment (grown to 16 bytes if shorter).
+void writeWave64SingleHeader(std::vector<uint8_t> &Kernargs, Dim3 Block);
+
 /// Turns a CUDA-style launch P (DispatchParams::blocks: P.WorkgroupSize is the PTX block,
 /// P.GridSize blocks times block) of K into its hardware launch when K is a wave64 single-mode
 /// kernel: work-groups of 64 work-items per PTX warp, one-dimensional, and the PTX block size
