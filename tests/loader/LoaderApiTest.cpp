@@ -270,4 +270,73 @@ TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
 }
 
+// A module that reads %reserved_smem_offset_* (cooperative groups' multi-warp tiles, whose warps
+// spin on each other) is compiled with one warp per wave64 (driver::wave64Mode "auto"): the
+// launch passes the PTX block in the leading argument and runs 64 work-items per warp; every
+// thread still sees its own %tid and the PTX %ntid, and a block holds at most 512 threads.
+const char *ReservedPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry ids(.param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %ntid.y;
+  mov.u32 %r5, %reserved_smem_offset_1;
+  mov.u32 %r6, %reserved_smem_offset_cap;
+  mad.lo.s32 %r7, %r2, %r3, %r1;
+  st.shared.u32 [%r5], %r6;
+  bar.sync 0;
+  ld.shared.u32 %r8, [%r5];
+  shl.b32 %r9, %r4, 8;
+  or.b32 %r9, %r9, %r3;
+  shl.b32 %r9, %r9, 12;
+  or.b32 %r9, %r9, %r8;
+  mul.wide.u32 %rd3, %r7, 8;
+  add.s64 %rd4, %rd2, %rd3;
+  mov.u32 %r10, %laneid;
+  shl.b32 %r10, %r10, 16;
+  or.b32 %r10, %r10, %r7;
+  st.global.v2.u32 [%rd4], {%r10, %r9};
+  ret;
+}
+)";
+
+TEST_F(LoaderApi, WarpsThatWaitOnEachOtherRunOneWarpPerWave) {
+  CUcontext Ctx;
+  ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, ReservedPtx), CUDA_SUCCESS);
+  CUfunction F;
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "ids"), CUDA_SUCCESS);
+  int Threads = 0;
+  ASSERT_EQ(cuFuncGetAttribute(&Threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, F), 0);
+  EXPECT_EQ(Threads, 512);
+  const uint32_t BX = 40, BY = 3, N = BX * BY; // 120 threads: 4 warps, the last one partial
+  CUdeviceptr Out;
+  ASSERT_EQ(cuMemAlloc_v2(&Out, N * 8), CUDA_SUCCESS);
+  uint64_t OutArg = Out;
+  void *Params[] = {&OutArg};
+  ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, BX, BY, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
+  std::vector<uint32_t> H(N * 2);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out, N * 8), CUDA_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I) {
+    EXPECT_EQ(H[2 * I], (I % 32) << 16 | I) << "thread " << I;              // %laneid, flat id
+    EXPECT_EQ(H[2 * I + 1], (BY << 8 | BX) << 12 | 1024) << "thread " << I; // %ntid, cap
+  }
+  // More than 512 threads do not fit one warp per wave64: cudaErrorInvalidConfiguration.
+  EXPECT_EQ(cuLaunchKernel(F, 1, 1, 1, 1024, 1, 1, 0, nullptr, Params, nullptr), CUresult(9));
+  EXPECT_EQ(cuLaunchKernel(F, 1, 1, 1, 513, 1, 1, 0, nullptr, Params, nullptr), CUresult(9));
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree_v2(Out), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
+}
+
 } // namespace
