@@ -100,7 +100,20 @@ Expected<std::unique_ptr<Compiler>> Compiler::create(Options O) {
   return C;
 }
 
-bool needsIndependentWarps(StringRef Ptx) { return Ptx.contains("%reserved_smem_offset_"); }
+bool needsIndependentWarps(StringRef Ptx) {
+  if (Ptx.contains("%reserved_smem_offset_"))
+    return true;
+  // An ld with .acquire.cta, the modifiers in any order (ld.acquire.cta.shared.b32,
+  // ld.shared.acquire.cta.u32).
+  for (size_t At = Ptx.find(".acquire.cta"); At != StringRef::npos;
+       At = Ptx.find(".acquire.cta", At + 1)) {
+    size_t Start = Ptx.find_last_of(" \t\r\n;{}", At);
+    StringRef Token = Ptx.slice(Start == StringRef::npos ? 0 : Start + 1, At);
+    if (Token == "ld" || Token.starts_with("ld."))
+      return true;
+  }
+  return false;
+}
 
 std::string wave64Mode(const ModuleSource &M, const Target &T) {
   if (T.Wave64Mode != "auto")

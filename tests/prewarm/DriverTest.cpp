@@ -107,6 +107,14 @@ TEST_F(DriverTest, AutoWave64ModeIsSingleForModulesWhoseWarpsWaitOnEachOther) {
               "cvta.to.global.u64 %rd2, %rd1;\nst.global.u32 [%rd2], %r1;\nret;\n}\n";
   EXPECT_FALSE(driver::needsIndependentWarps(Plain.Ptx));
   EXPECT_TRUE(driver::needsIndependentWarps(Tiles.Ptx));
+  // A CTA-scoped acquire load, its modifiers in either order; not one at GPU scope, nor a
+  // CTA-scoped acquire atom.
+  EXPECT_TRUE(driver::needsIndependentWarps("\tld.acquire.cta.shared.u32 %r1, [%r2];"));
+  EXPECT_TRUE(driver::needsIndependentWarps("{ld.shared.acquire.cta.b32 %r1,[%rd27];"));
+  EXPECT_TRUE(driver::needsIndependentWarps("ld.acquire.cta.b32 %r1, [%rd1];"));
+  EXPECT_FALSE(driver::needsIndependentWarps("ld.global.acquire.gpu.b32 %r1, [%rd1];"));
+  EXPECT_FALSE(driver::needsIndependentWarps("atom.acquire.cta.shared.add.u32 %r1, [%r2], 1;"));
+  EXPECT_FALSE(driver::needsIndependentWarps("st.release.cta.shared.u32 [%r2], %r1;"));
   driver::Target Auto{"gfx942", 5, "auto"};
   EXPECT_EQ(driver::Target{}.Wave64Mode, "auto");
   EXPECT_EQ(driver::wave64Mode(Plain, Auto), "packed");

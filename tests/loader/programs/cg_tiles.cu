@@ -1,8 +1,10 @@
-// Cooperative groups' tiles wider than a warp (thread_block_tile<64> and <128>): built for sm_80,
-// their barriers and exchange slots live in the shared memory that NVIDIA reserves per block,
-// reached through %reserved_smem_offset_1 (cooperative_groups/details/memory.h). Each tile sums
-// its threads' values (cg::reduce), broadcasts its first thread's value (shfl) and counts the
-// threads above a threshold (any/all through sync), checked against a host computation.
+// Cooperative groups' tiles wider than a warp (thread_block_tile<64> and <128>), whose warps wait
+// on each other at shared-memory barriers. Built twice: for sm_80 (cg_tiles) the barriers and
+// exchange slots live in the shared memory NVIDIA reserves per block, reached through
+// %reserved_smem_offset_1 (cooperative_groups/details/memory.h); for sm_75 (cg_tiles_sm75) in the
+// block_tile_memory the kernel declares, waited on with ld.acquire.cta. Each tile sums its
+// threads' values (cg::reduce), broadcasts its first thread's value (shfl) and tells whether a
+// value passes a threshold (any), checked against a host computation.
 #include "check.h"
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -11,7 +13,8 @@
 namespace cg = cooperative_groups;
 
 template <unsigned Size> __device__ void tileWork(const int *in, int *out) {
-  cg::thread_block block = cg::this_thread_block();
+  __shared__ cg::block_tile_memory<256> scratch; // unused where reserved shared memory serves
+  cg::thread_block block = cg::this_thread_block(scratch);
   cg::thread_block_tile<Size> tile = cg::tiled_partition<Size>(block);
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = in[i];

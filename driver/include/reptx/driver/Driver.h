@@ -40,10 +40,12 @@ struct ModuleSource {
 };
 
 /// Whether the PTX relies on its warps making progress independently of each other within a
-/// block: it reads %reserved_smem_offset_*, where cooperative groups keep the barriers of tiles
-/// wider than a warp, on which one warp spins until another arrives. Two warps packed in one
-/// wave64 cannot do that (a wave runs one side of a branch at a time), so "auto" gives such a
-/// module wave64 single mode.
+/// block, one warp spinning until another of its block arrives, which two warps packed in one
+/// wave64 cannot do (a wave runs one side of a branch at a time), so that "auto" gives the module
+/// wave64 single mode. Signs of it (a text scan): %reserved_smem_offset_* (where cooperative
+/// groups keep the barriers of tiles wider than a warp from sm_80 on) and an ld.acquire.cta (the
+/// waiting side of a flag another thread of the block sets: those barriers in PTX for earlier
+/// targets, which keep them in the user's block_tile_memory, and warp-specialized pipelines).
 bool needsIndependentWarps(llvm::StringRef Ptx);
 /// The wave64 mode a module is compiled in: T.Wave64Mode, or for "auto" single when
 /// needsIndependentWarps(M.Ptx) and packed otherwise.
