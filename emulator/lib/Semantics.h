@@ -323,34 +323,36 @@ template <auto F, bool Acc = false> Step vopExec(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
-// Unsigned 32-bit integer operations whose VOP3 CLAMP bit saturates (V_ADD_U32, V_SUB_U32...):
-// F returns the exact result as int64_t; with CLAMP it is clamped to [0, 2^32 - 1].
-template <auto F> bool vopSatCompute(Wave &W, const Inst &I, uint64_t *Out) {
+// Integer operations whose VOP3 CLAMP bit saturates (V_ADD_U32, V_SUB_U32, V_ADD_I16,
+// V_SUB_U16...): F returns the exact result as int64_t; with CLAMP it is clamped to [Lo, Hi],
+// else it wraps to Bits bits.
+template <auto F, int64_t Lo = 0, int64_t Hi = UINT32_MAX, unsigned Bits = 32>
+bool vopSatCompute(Wave &W, const Inst &I, uint64_t *Out) {
   using Tr = FnTraits<decltype(F)>;
   LaneOperand Src[Tr::Arity];
   bool Fast = prepareSources<F, 1, false>(W, I, Src, std::make_index_sequence<Tr::Arity>());
   W.forEachActive([&](unsigned L) {
     int64_t R = Fast ? callPrepared<F>(W, Src, L, std::make_index_sequence<Tr::Arity>())
                      : callLane<F, false>(W, I, L, std::make_index_sequence<Tr::Arity>());
-    Out[L] = I.Clamp ? uint64_t(R < 0                     ? 0
-                                : R > int64_t(UINT32_MAX) ? int64_t(UINT32_MAX)
-                                                          : R)
-                     : uint64_t(uint32_t(R));
+    if (I.Clamp)
+      R = R < Lo ? Lo : R > Hi ? Hi : R;
+    Out[L] = uint64_t(R) & ((uint64_t(1) << Bits) - 1);
   });
   return true;
 }
-template <auto F> Step vopSatExec(Wave &W, const Inst &I) {
-  vopSatCompute<F>(W, I, W.Out);
-  W.commitVop(I, I.Ops[0], W.Out, 32);
+template <auto F, int64_t Lo, int64_t Hi, unsigned Bits> Step vopSatExec(Wave &W, const Inst &I) {
+  vopSatCompute<F, Lo, Hi, Bits>(W, I, W.Out);
+  W.commitVop(I, I.Ops[0], W.Out, Bits);
   return Step::Next;
 }
-template <auto F> OpDef vopSat(llvm::StringRef Name) {
+template <auto F, int64_t Lo = 0, int64_t Hi = UINT32_MAX, unsigned Bits = 32>
+OpDef vopSat(llvm::StringRef Name) {
   OpDef D;
   D.Name = Name;
-  D.Exec = &vopSatExec<F>;
-  D.Compute = &vopSatCompute<F>;
+  D.Exec = &vopSatExec<F, Lo, Hi, Bits>;
+  D.Compute = &vopSatCompute<F, Lo, Hi, Bits>;
   D.NumOperands = int8_t(1 + FnTraits<decltype(F)>::Arity);
-  D.ResultBits = 32;
+  D.ResultBits = Bits;
   return D;
 }
 

@@ -45,23 +45,6 @@ template <bool Sub, bool Signed> Step addSat(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
-// 16-bit add/sub: F gives the exact result of its 16-bit operands (op_sel picks their halves);
-// with CLAMP it saturates to the signed or unsigned 16-bit range, else it wraps.
-template <auto F, bool Signed> Step addSat16(Wave &W, const Inst &I) {
-  using Tr = FnTraits<decltype(F)>;
-  LaneOperand Src[Tr::Arity];
-  bool Fast = prepareSources<F, 1, false>(W, I, Src, std::make_index_sequence<Tr::Arity>());
-  W.forEachActive([&](unsigned L) {
-    int64_t R = Fast ? callPrepared<F>(W, Src, L, std::make_index_sequence<Tr::Arity>())
-                     : callLane<F, false>(W, I, L, std::make_index_sequence<Tr::Arity>());
-    if (I.Clamp)
-      R = Signed ? std::clamp<int64_t>(R, INT16_MIN, INT16_MAX) : std::clamp<int64_t>(R, 0, 0xffff);
-    W.Out[L] = uint16_t(R);
-  });
-  W.commitVop(I, I.Ops[0], W.Out, 16);
-  return Step::Next;
-}
-
 // Packed dot products: N elements of Bits each from src0 and src1, added to src2 (or, for the
 // "c" accumulating VOP2 form, to vdst). Sign per source: fixed by the opcode, or by NEG_LO bit i
 // for V_DOT4_I32_IU8 (RDNA3: neg_lo[0]/[1] mark src0/src1 signed).
@@ -98,13 +81,12 @@ Step sadU32(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
-OpDef def(llvm::StringRef Name, Step (*Exec)(Wave &, const Inst &), int8_t NumOperands,
-          uint8_t ResultBits = 32) {
+OpDef def(llvm::StringRef Name, Step (*Exec)(Wave &, const Inst &), int8_t NumOperands) {
   OpDef D;
   D.Name = Name;
   D.Exec = Exec;
   D.NumOperands = NumOperands;
-  D.ResultBits = ResultBits;
+  D.ResultBits = 32;
   return D;
 }
 
@@ -115,11 +97,15 @@ void addIntegerExtraOps(TableBuilder &T) {
   T.add(def("v_sub_i32", &addSat<true, true>, 3));
   T.alias("v_add_nc_i32", "v_add_i32");
   T.alias("v_sub_nc_i32", "v_sub_i32");
-  T.add(def("v_add_u16", &addSat16<+[](u16 A, u16 B) { return int64_t(A) + B; }, false>, 3, 16));
-  T.add(def("v_sub_u16", &addSat16<+[](u16 A, u16 B) { return int64_t(A) - B; }, false>, 3, 16));
-  T.add(def("v_subrev_u16", &addSat16<+[](u16 A, u16 B) { return int64_t(B) - A; }, false>, 3, 16));
-  T.add(def("v_add_i16", &addSat16<+[](i16 A, i16 B) { return int64_t(A) + B; }, true>, 3, 16));
-  T.add(def("v_sub_i16", &addSat16<+[](i16 A, i16 B) { return int64_t(A) - B; }, true>, 3, 16));
+  // 16-bit add/sub (op_sel picks the operands' halves): CLAMP saturates to the unsigned or
+  // signed 16-bit range.
+  T.add(vopSat<+[](u16 A, u16 B) { return int64_t(A) + B; }, 0, 0xffff, 16>("v_add_u16"));
+  T.add(vopSat<+[](u16 A, u16 B) { return int64_t(A) - B; }, 0, 0xffff, 16>("v_sub_u16"));
+  T.add(vopSat<+[](u16 A, u16 B) { return int64_t(B) - A; }, 0, 0xffff, 16>("v_subrev_u16"));
+  T.add(
+      vopSat<+[](i16 A, i16 B) { return int64_t(A) + B; }, INT16_MIN, INT16_MAX, 16>("v_add_i16"));
+  T.add(
+      vopSat<+[](i16 A, i16 B) { return int64_t(A) - B; }, INT16_MIN, INT16_MAX, 16>("v_sub_i16"));
   T.alias("v_add_nc_u16", "v_add_u16");
   T.alias("v_sub_nc_u16", "v_sub_u16");
   T.alias("v_add_nc_i16", "v_add_i16");
