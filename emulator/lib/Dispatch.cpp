@@ -1,7 +1,8 @@
 // One kernel dispatch: the HSA kernel dispatch packet and kernarg segment (explicit and hidden
 // arguments) in device memory, the initial wave state the HSA runtime and hardware set up from
-// the kernel descriptor, and the scheduler that runs work-groups one after another while
-// interleaving the waves of a work-group and completing its barriers (AMDGPUUsage, "Initial
+// the kernel descriptor, and the scheduler that runs work-groups one after another (or, for a
+// cooperative dispatch, all at once) while interleaving the waves of a work-group and completing
+// its barriers (AMDGPUUsage, "Initial
 // Kernel Execution State", "Kernel Dispatch", "Code Object V5 Metadata" hidden arguments; HSA
 // Platform System Architecture, "Kernel Dispatch Packet").
 #include "DeviceImpl.h"
@@ -140,9 +141,18 @@ public:
   Expected<DispatchResult> run(uint64_t DispatchId, uint64_t LoadBase);
 
 private:
+  // A work-group in flight: its LDS and its waves.
+  struct Resident {
+    Workgroup Group;
+    std::vector<std::unique_ptr<Wave>> Waves;
+    unsigned NumWaves = 0;
+  };
+
   Error setUp(uint64_t DispatchId, uint64_t LoadBase);
-  Error runWorkgroup(Dim3 Id);
-  void initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3 &Size);
+  void startWorkgroup(Resident &R, Dim3 Id);
+  Expected<bool> stepWorkgroup(Resident &R);
+  Error runCooperative();
+  void initWave(Wave &W, Workgroup &G, unsigned Index, unsigned Threads, const Dim3 &Size);
   Error faultError(const Wave &W) const;
 
   Memory &Mem;
@@ -155,8 +165,7 @@ private:
   uint64_t PacketAddress = 0, KernargAddress = 0, QueueAddress = 0, Id = 0;
   uint32_t EntryIndex = 0;
   unsigned NumVgprs = 0;
-  Workgroup Group;
-  std::vector<std::unique_ptr<Wave>> Waves; // reused across work-groups
+  Resident One; // reused across work-groups when they run one after another
   DispatchResult Result;
 };
 
@@ -290,10 +299,11 @@ Error DispatchRun::setUp(uint64_t DispatchId, uint64_t LoadBase) {
   return Error::success();
 }
 
-void DispatchRun::initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3 &Size) {
+void DispatchRun::initWave(Wave &W, Workgroup &G, unsigned Index, unsigned Threads,
+                           const Dim3 &Size) {
   const KernelDescriptor &D = K.Descriptor;
   W.Ctx = &Ctx;
-  W.Group = &Group;
+  W.Group = &G;
   W.Index = Index;
   W.Size = K.WavefrontSize;
   std::fill(std::begin(W.S), std::end(W.S), 0u);
@@ -333,7 +343,7 @@ void DispatchRun::initWave(Wave &W, unsigned Index, unsigned Threads, const Dim3
   if (D.enableSgprPrivateSegmentSize())
     W.S[R++] = K.PrivateSegmentFixedSize;
   R = D.userSgprCount();
-  const uint32_t GroupId[3] = {Group.Id.X, Group.Id.Y, Group.Id.Z};
+  const uint32_t GroupId[3] = {G.Id.X, G.Id.Y, G.Id.Z};
   for (unsigned Dim = 0; Dim < 3; ++Dim)
     if (D.enableWorkgroupId(Dim))
       W.S[R++] = GroupId[Dim];
@@ -381,7 +391,7 @@ Error DispatchRun::faultError(const Wave &W) const {
   Fault F;
   F.Kind = W.Fault.Kind;
   F.Kernel = K.Name;
-  F.Workgroup = Group.Id;
+  F.Workgroup = W.Group->Id;
   F.Wave = W.Index;
   F.Lane = W.Fault.Lane;
   F.Address = W.Fault.Address;
@@ -399,60 +409,109 @@ Error DispatchRun::faultError(const Wave &W) const {
   return make_error<ExecutionError>(std::move(F));
 }
 
-Error DispatchRun::runWorkgroup(Dim3 GroupId) {
-  Group.Id = GroupId;
+void DispatchRun::startWorkgroup(Resident &R, Dim3 GroupId) {
+  R.Group.Id = GroupId;
   // Whole dwords: the hardware allocates LDS in blocks of 128 dwords or more, and LLVM does 8-
   // and 16-bit atomics (PTX atom.add.f16, atom.cas.b16) on the dword that contains the value.
-  Group.Lds.assign((size_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize + 3) & ~size_t(3), 0);
+  R.Group.Lds.assign((size_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize + 3) & ~size_t(3), 0);
   // A partial work-group at the end of the grid has the remaining work-items only.
   Dim3 Size = {std::min(P.WorkgroupSize.X, P.GridSize.X - GroupId.X * P.WorkgroupSize.X),
                std::min(P.WorkgroupSize.Y, P.GridSize.Y - GroupId.Y * P.WorkgroupSize.Y),
                std::min(P.WorkgroupSize.Z, P.GridSize.Z - GroupId.Z * P.WorkgroupSize.Z)};
   unsigned Threads = unsigned(Size.count());
-  unsigned NumWaves = (Threads + K.WavefrontSize - 1) / K.WavefrontSize;
-  while (Waves.size() < NumWaves)
-    Waves.push_back(std::make_unique<Wave>());
-  for (unsigned I = 0; I < NumWaves; ++I)
-    initWave(*Waves[I], I, Threads, Size);
-  Result.Waves += NumWaves;
+  R.NumWaves = (Threads + K.WavefrontSize - 1) / K.WavefrontSize;
+  while (R.Waves.size() < R.NumWaves)
+    R.Waves.push_back(std::make_unique<Wave>());
+  for (unsigned I = 0; I < R.NumWaves; ++I)
+    initWave(*R.Waves[I], R.Group, I, Threads, Size);
+  Result.Waves += R.NumWaves;
+}
 
-  // Round-robin over the waves; a barrier completes once every wave that has not ended waits
-  // at it (waves that ended no longer take part, AMD ISA manuals, "S_BARRIER").
-  for (;;) {
-    unsigned Live = 0, Waiting = 0;
-    for (unsigned I = 0; I < NumWaves; ++I) {
-      Wave &W = *Waves[I];
-      if (W.Status == WaveStatus::Ready) {
-        uint64_t Before = W.Executed;
-        Step S = runWave(W, Quantum);
-        Result.Instructions += W.Executed - Before;
-        if (S == Step::Fault)
-          return faultError(W);
-      }
-      if (W.Status != WaveStatus::Ended)
-        ++Live;
-      if (W.Status == WaveStatus::AtBarrier)
-        ++Waiting;
+// One round over the work-group's waves, each running up to Quantum instructions; a barrier
+// completes once every wave that has not ended waits at it (waves that ended no longer take part,
+// AMD ISA manuals, "S_BARRIER"). True when every wave has ended.
+Expected<bool> DispatchRun::stepWorkgroup(Resident &R) {
+  unsigned Live = 0, Waiting = 0;
+  for (unsigned I = 0; I < R.NumWaves; ++I) {
+    Wave &W = *R.Waves[I];
+    if (W.Status == WaveStatus::Ready) {
+      uint64_t Before = W.Executed;
+      Step S = runWave(W, Quantum);
+      Result.Instructions += W.Executed - Before;
+      if (S == Step::Fault)
+        return faultError(W);
     }
-    if (Live == 0)
-      break;
-    if (Waiting == Live)
-      for (unsigned I = 0; I < NumWaves; ++I)
-        if (Waves[I]->Status == WaveStatus::AtBarrier)
-          Waves[I]->Status = WaveStatus::Ready;
+    if (W.Status != WaveStatus::Ended)
+      ++Live;
+    if (W.Status == WaveStatus::AtBarrier)
+      ++Waiting;
   }
-  ++Result.Workgroups;
+  if (Live == 0) {
+    ++Result.Workgroups;
+    return true;
+  }
+  if (Waiting == Live)
+    for (unsigned I = 0; I < R.NumWaves; ++I)
+      if (R.Waves[I]->Status == WaveStatus::AtBarrier)
+        R.Waves[I]->Status = WaveStatus::Ready;
+  return false;
+}
+
+// Every work-group resident at once, their rounds interleaved, so that one can wait for another
+// (a grid-wide barrier spins until every work-group has arrived).
+Error DispatchRun::runCooperative() {
+  uint64_t WavesPerGroup = (P.WorkgroupSize.count() + K.WavefrontSize - 1) / K.WavefrontSize;
+  uint64_t Waves = Blocks.count() * WavesPerGroup;
+  // Registers and scratch of every wave at once.
+  uint64_t Bytes = Waves * K.WavefrontSize * (uint64_t(NumVgprs) * 4 + Ctx.PrivatePerLane);
+  if (Waves > DispatchParams::MaxCooperativeWaves || Bytes > DispatchParams::MaxCooperativeBytes)
+    return invalid("cooperative dispatch of '" + K.Name + "': " + Twine(Blocks.count()) +
+                   " work-groups of " + Twine(WavesPerGroup) + " waves (" + Twine(Bytes >> 20) +
+                   " MiB of registers and scratch) exceed what the emulator holds at once (" +
+                   Twine(DispatchParams::MaxCooperativeWaves) + " waves, " +
+                   Twine(DispatchParams::MaxCooperativeBytes >> 20) + " MiB)");
+  std::vector<Resident> All(Blocks.count());
+  size_t N = 0;
+  for (uint32_t Z = 0; Z < Blocks.Z; ++Z)
+    for (uint32_t Y = 0; Y < Blocks.Y; ++Y)
+      for (uint32_t X = 0; X < Blocks.X; ++X)
+        startWorkgroup(All[N++], {X, Y, Z});
+  std::vector<bool> Done(All.size(), false);
+  for (size_t Left = All.size(); Left;)
+    for (size_t I = 0; I < All.size(); ++I) {
+      if (Done[I])
+        continue;
+      auto Finished = stepWorkgroup(All[I]);
+      if (!Finished)
+        return Finished.takeError();
+      if (*Finished) {
+        Done[I] = true;
+        --Left;
+      }
+    }
   return Error::success();
 }
 
 Expected<DispatchResult> DispatchRun::run(uint64_t DispatchId, uint64_t LoadBase) {
   if (Error E = setUp(DispatchId, LoadBase))
     return std::move(E);
+  if (P.Cooperative) {
+    if (Error E = runCooperative())
+      return std::move(E);
+    return Result;
+  }
   for (uint32_t Z = 0; Z < Blocks.Z; ++Z)
     for (uint32_t Y = 0; Y < Blocks.Y; ++Y)
-      for (uint32_t X = 0; X < Blocks.X; ++X)
-        if (Error E = runWorkgroup({X, Y, Z}))
-          return std::move(E);
+      for (uint32_t X = 0; X < Blocks.X; ++X) {
+        startWorkgroup(One, {X, Y, Z});
+        for (;;) {
+          auto Finished = stepWorkgroup(One);
+          if (!Finished)
+            return Finished.takeError();
+          if (*Finished)
+            break;
+        }
+      }
   return Result;
 }
 

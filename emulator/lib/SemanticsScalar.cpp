@@ -436,6 +436,7 @@ void addScalarOps(TableBuilder &T) {
                                "buffer_wbinvl1_vol",
                                "buffer_inv",
                                "buffer_wbl2",
+                               "buffer_invl2",
                                "global_inv",
                                "global_wb",
                                "global_wbinv"})

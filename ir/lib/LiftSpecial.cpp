@@ -75,13 +75,31 @@ Value *otherSpecialRegister(FunctionLifter &L, StringRef Name) {
   }
   if (Name == "%gridid") // a 64-bit id of the grid (PTX ISA 10.14)
     return callIntrinsic(L, intrinsics::GridId, I64, false);
-  // %envregN: driver-defined values; the loader defines none (0). %pmN: performance monitoring
-  // counters, which reptx does not provide: they read 0.
-  if (Name.starts_with("%envreg") || Name.starts_with("%pm")) {
-    StringRef Rest = Name.drop_front(Name.starts_with("%envreg") ? 7 : 3);
+  // %envregN (PTX ISA 10.33): driver-defined values, read from the module's EnvRegVariable, 32
+  // words in global memory that a loader writes before each launch. Cooperative groups' grid
+  // sync finds the grid workspace of a cooperative launch at %envreg1 (high half) and %envreg2
+  // (low half); every other word, and both outside cooperative launches, read 0. The words do
+  // not change while the kernel runs (an invariant load).
+  StringRef Env = Name;
+  unsigned N;
+  if (Env.consume_front("%envreg") && !Env.getAsInteger(10, N) && N < 32) {
+    Module &M = *B.GetInsertBlock()->getModule();
+    GlobalVariable *G = M.getNamedGlobal(EnvRegVariable);
+    if (!G) {
+      auto *Ty = ArrayType::get(I32, 32);
+      G = new GlobalVariable(M, Ty, false, GlobalValue::ExternalLinkage, Constant::getNullValue(Ty),
+                             EnvRegVariable, nullptr, GlobalValue::NotThreadLocal, GlobalAS);
+      G->setAlignment(Align(4));
+    }
+    LoadInst *V = B.CreateLoad(I32, B.CreateConstInBoundsGEP2_32(G->getValueType(), G, 0, N));
+    V->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(B.getContext(), {}));
+    return V;
+  }
+  // %pmN: performance monitoring counters, which reptx does not provide: they read 0.
+  if (Name.starts_with("%pm")) {
+    StringRef Rest = Name.drop_front(3);
     bool Wide = Rest.consume_back("_64");
-    unsigned N;
-    if (!Rest.getAsInteger(10, N) && N < 32)
+    if (!Rest.getAsInteger(10, N) && N < 8)
       return ConstantInt::get(Wide ? I64 : I32, 0);
   }
   return nullptr;

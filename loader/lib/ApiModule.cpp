@@ -355,8 +355,60 @@ CUresult getManaged(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Byte
   return getGlobal(L, Name, Ptr, Bytes);
 }
 
+CUresult occupancy(int *Blocks, Kernel *K, int BlockSize, size_t Shared) {
+  if (!Blocks || !K || BlockSize <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = resolve(*K))
+    return R;
+  int Warps = (BlockSize + 31) / 32;
+  int ByThreads = 48 / Warps; // 1536 threads per multiprocessor
+  size_t PerBlock = K->Meta->GroupSegmentSize + Shared;
+  int ByShared = PerBlock ? int(100 * 1024 / PerBlock) : 16;
+  *Blocks = std::max(0, std::min({16, ByThreads, ByShared}));
+  return CUDA_SUCCESS;
+}
+
+/// Cooperative launches: the device's grid workspace, allocated on the first one.
+CUresult gridWorkspace(Device &Dev, uint64_t &Address) {
+  std::lock_guard<std::mutex> L(Dev.WorkspaceMutex);
+  if (!Dev.GridWorkspace) {
+    auto A = Dev.Backend->allocate(8);
+    if (!A) {
+      log().error("grid workspace: {}", llvm::toString(A.takeError()));
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    const uint32_t Init[2] = {8, 0}; // {size, barrier}
+    if (llvm::Error E = Dev.Backend->copyToDevice(*A, Init, sizeof(Init))) {
+      log().error("grid workspace: {}", llvm::toString(std::move(E)));
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    Dev.GridWorkspace = *A;
+  }
+  Address = Dev.GridWorkspace;
+  return CUDA_SUCCESS;
+}
+
+/// Before a launch of a kernel of a module that reads %envreg (ir::EnvRegVariable): the grid
+/// workspace of a cooperative launch in words 1 (high) and 2 (low), zero otherwise.
+CUresult writeEnvRegs(Library &Lib, bool Cooperative) {
+  uint64_t Address = 0, Size = 0;
+  if (!Lib.Code->symbol(ir::EnvRegVariable, Address, Size) || Size < 3 * 4)
+    return CUDA_SUCCESS;
+  uint64_t Workspace = 0;
+  if (Cooperative)
+    if (CUresult R = gridWorkspace(*Lib.Dev, Workspace))
+      return R;
+  const uint32_t Words[3] = {0, uint32_t(Workspace >> 32), uint32_t(Workspace)};
+  if (llvm::Error E = Lib.Dev->Backend->copyToDevice(Address, Words, sizeof(Words))) {
+    log().error("{}: %envreg: {}", Lib.Name, llvm::toString(std::move(E)));
+    return CUDA_ERROR_LAUNCH_FAILED;
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
-                unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra) {
+                unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra,
+                bool Cooperative = false) {
   Kernel *K = asKernel(F);
   if (!K)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -394,6 +446,18 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
   }
   if (Shared > uint32_t(K->MaxDynamicShared) || M.GroupSegmentSize + Shared > 64 * 1024)
     return CUDA_ERROR_INVALID_VALUE;
+  if (Cooperative) {
+    // Every block must be resident at once: at most the occupancy times the multiprocessors.
+    int PerUnit = 0;
+    if (CUresult R = occupancy(&PerUnit, K, int(BX * BY * BZ), Shared))
+      return R;
+    uint64_t Resident = uint64_t(PerUnit) * C->Dev->Backend->computeUnits();
+    if (uint64_t(GX) * GY * GZ > Resident) {
+      log().error("cooperative launch of {}: {} blocks, but at most {} are resident at once",
+                  K->Name, uint64_t(GX) * GY * GZ, Resident);
+      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    }
+  }
   // Arguments: kernelParams[i] points to the i-th argument; the extra form gives one buffer in
   // the .param layout of the PTX entry.
   const uint8_t *Buffer = nullptr;
@@ -421,7 +485,9 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
     std::memcpy(Kernargs.data() + M.Args[I].Offset, Src,
                 std::min<size_t>(M.Args[I].Size, K->Params[I].Size));
   }
-  LaunchDims D{GX, GY, GZ, BX, BY, BZ, Shared};
+  if (CUresult R = writeEnvRegs(*K->Lib, Cooperative))
+    return R;
+  LaunchDims D{GX, GY, GZ, BX, BY, BZ, Shared, Cooperative};
   if (M.Wave64Single) {
     // Wave64 single mode (emulator/PtxLaunch.h): the PTX block size in the leading argument,
     // one 64-lane wave per 32-thread warp of a one-dimensional hardware block.
@@ -431,8 +497,8 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
   }
   DeviceFault Fault = DeviceFault::None;
   printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
-  log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>", K->Name, GX, GY, GZ, BX, BY, BZ,
-              Shared);
+  log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>{}", K->Name, GX, GY, GZ, BX, BY, BZ,
+              Shared, Cooperative ? " cooperative" : "");
   if (llvm::Error E = C->Dev->Backend->launch(*K->Lib->Code, M, D, std::move(Kernargs), Fault)) {
     log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
     return CUDA_ERROR_LAUNCH_FAILED;
@@ -497,19 +563,6 @@ CUresult setFuncAttribute(Kernel *K, int Attr, int Value) {
       return CUDA_ERROR_INVALID_VALUE;
     K->MaxDynamicShared = Value;
   }
-  return CUDA_SUCCESS;
-}
-
-CUresult occupancy(int *Blocks, Kernel *K, int BlockSize, size_t Shared) {
-  if (!Blocks || !K || BlockSize <= 0)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult R = resolve(*K))
-    return R;
-  int Warps = (BlockSize + 31) / 32;
-  int ByThreads = 48 / Warps; // 1536 threads per multiprocessor
-  size_t PerBlock = K->Meta->GroupSegmentSize + Shared;
-  int ByShared = PerBlock ? int(100 * 1024 / PerBlock) : 16;
-  *Blocks = std::max(0, std::min({16, ByThreads, ByShared}));
   return CUDA_SUCCESS;
 }
 
@@ -755,10 +808,14 @@ CUresult cuLaunchKernel_ptsz(CUfunction F, unsigned int GX, unsigned int GY, uns
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction F, void **Params, void **Extra) {
   REPTX_TRACE(cuLaunchKernelEx, Cfg, F, Params, Extra);
-  if (!Cfg)
+  if (!Cfg || (Cfg->numAttrs && !Cfg->attrs))
     return CUDA_ERROR_INVALID_VALUE;
+  bool Cooperative = false;
+  for (unsigned I = 0; I < Cfg->numAttrs; ++I)
+    if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+      Cooperative = Cfg->attrs[I].value.cooperative != 0;
   return launch(F, Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ, Cfg->blockDimX, Cfg->blockDimY,
-                Cfg->blockDimZ, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra);
+                Cfg->blockDimZ, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra, Cooperative);
 }
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **Params,
                                void **Extra) {
@@ -766,20 +823,21 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **P
   return cuLaunchKernelEx(Cfg, F, Params, Extra);
 }
 
-// Work-groups run one after another on the emulator, so a cooperative grid-wide barrier would
-// deadlock; launches that do not synchronise the grid work.
+// Cooperative launches: every block resident at once (the emulator interleaves them all; HIP
+// launches with hipModuleLaunchCooperativeKernel), and the grid workspace in %envreg1/2 for
+// cooperative groups' grid.sync().
 CUresult cuLaunchCooperativeKernel(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
                                    unsigned int BX, unsigned int BY, unsigned int BZ,
                                    unsigned int Shared, CUstream S, void **Params) {
   REPTX_TRACE(cuLaunchCooperativeKernel, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
-  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr);
+  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr, /*Cooperative=*/true);
 }
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction F, unsigned int GX, unsigned int GY,
                                         unsigned int GZ, unsigned int BX, unsigned int BY,
                                         unsigned int BZ, unsigned int Shared, CUstream S,
                                         void **Params) {
   REPTX_TRACE(cuLaunchCooperativeKernel_ptsz, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
-  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr);
+  return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr, /*Cooperative=*/true);
 }
 
 // ------------------------------------------------------------------ occupancy

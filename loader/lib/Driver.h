@@ -63,6 +63,10 @@ struct Device {
   std::mutex PrimaryMutex;
   int PrimaryRefs = 0;
   unsigned PrimaryFlags = 0;
+  // The grid workspace of cooperative launches ({u32 size, u32 barrier}, ir::EnvRegVariable),
+  // allocated on the first one; its barrier returns to its start after every grid sync.
+  std::mutex WorkspaceMutex;
+  uint64_t GridWorkspace = 0;
 };
 
 struct Stream {

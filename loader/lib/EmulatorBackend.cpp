@@ -221,6 +221,7 @@ public:
     auto P = emulator::DispatchParams::blocks(K.Name, {D.GridX, D.GridY, D.GridZ},
                                               {D.BlockX, D.BlockY, D.BlockZ}, std::move(Kernargs));
     P.DynamicLdsSize = D.DynamicShared;
+    P.Cooperative = D.Cooperative;
     std::lock_guard<std::mutex> L(M);
     auto R = Dev.dispatch(*EC.CO, P);
     Fault = DeviceFault::None;

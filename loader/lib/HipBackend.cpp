@@ -247,6 +247,15 @@ public:
     void *Extra[] = {reinterpret_cast<void *>(1), Kernargs.data(), reinterpret_cast<void *>(2),
                      &Size, reinterpret_cast<void *>(3)};
     Fault = DeviceFault::None;
+    // A cooperative launch is an ordinary one here: launch() has checked that the grid fits the
+    // device at once, which an otherwise idle GPU then runs together; nothing guarantees it.
+    if (D.Cooperative) {
+      static std::once_flag Warned;
+      std::call_once(Warned, [] {
+        log().warn("cooperative launch on HIP: launched as an ordinary one (co-residency of its "
+                   "blocks is not guaranteed)");
+      });
+    }
     return check(Api.ModuleLaunchKernel(It->second, D.GridX, D.GridY, D.GridZ, D.BlockX, D.BlockY,
                                         D.BlockZ, D.DynamicShared, nullptr, nullptr, Extra),
                  "hipModuleLaunchKernel");

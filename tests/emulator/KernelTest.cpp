@@ -297,6 +297,48 @@ TEST_P(KernelTest, OutOfBoundsWriteIsReportedWithLaneAndAddress) {
   EXPECT_NE(Message.find(F->Instruction), std::string::npos) << Message;
 }
 
+// A grid-wide barrier (each work-group waits until every other has arrived) completes only when
+// the work-groups are resident together: a cooperative dispatch.
+TEST_P(KernelTest, CooperativeDispatchRunsEveryWorkGroupAtOnce) {
+  EMU_ASSERT_OK_AND_ASSIGN(CO, load("grid_barrier"));
+  const uint32_t Groups = 7, Size = 96;
+  Device Dev;
+  EMU_ASSERT_OK_AND_ASSIGN(DCounter, Dev.allocateArray<uint32_t>({0}, "Counter"));
+  EMU_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(Groups * Size * 4, "Out"));
+  auto Params =
+      DispatchParams::blocks("grid_barrier", {Groups, 1, 1}, {Size, 1, 1},
+                             KernargBuilder().addPointer(DCounter).addPointer(DOut).take());
+  Params.Cooperative = true;
+  EMU_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, Params));
+  EXPECT_EQ(R.Workgroups, Groups);
+  EXPECT_EQ(R.Waves, Groups * ((Size + waveSize() - 1) / waveSize()));
+  EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, Groups * Size));
+  for (uint32_t I = 0; I < Groups * Size; ++I)
+    ASSERT_EQ(Out[I], Groups) << "work-item " << I;
+
+  // One work-group after another: the first spins forever.
+  EMU_ASSERT_OK(Dev.write(DCounter, std::vector<uint8_t>(4, 0)));
+  Params.Cooperative = false;
+  Params.MaxInstructionsPerWave = 1 << 16;
+  auto Result = Dev.dispatch(*CO, Params);
+  ASSERT_FALSE(static_cast<bool>(Result));
+  std::string Message;
+  std::optional<Fault> F = takeFault(Result.takeError(), Message);
+  ASSERT_TRUE(F.has_value()) << Message;
+  EXPECT_EQ(F->Kind, FaultKind::InstructionLimit);
+  EXPECT_EQ(F->Workgroup, (Dim3{0, 0, 0}));
+
+  // More work-groups than the emulator holds at once: refused, not run.
+  auto Huge = DispatchParams::blocks(
+      "grid_barrier", {uint32_t(DispatchParams::MaxCooperativeWaves), 1, 1}, {Size, 1, 1},
+      KernargBuilder().addPointer(DCounter).addPointer(DOut).take());
+  Huge.Cooperative = true;
+  auto TooMany = Dev.dispatch(*CO, Huge);
+  ASSERT_FALSE(static_cast<bool>(TooMany));
+  EXPECT_NE(llvm::toString(TooMany.takeError()).find("exceed what the emulator holds at once"),
+            std::string::npos);
+}
+
 TEST_P(KernelTest, UnsupportedInstructionIsReportedByNameAndPc) {
   // The code object loads although it holds an instruction without semantics (v_sad_u8).
   EMU_ASSERT_OK_AND_ASSIGN(CO, load("out_of_bounds"));

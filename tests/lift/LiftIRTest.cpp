@@ -299,6 +299,21 @@ TEST(LiftIR, ReservedSharedMemoryOffsetsAddressOneLdsBlock) {
   EXPECT_IR_HAS(Bad, "ERROR:");
 }
 
+// %envregN: word N of the module's `reptx.envreg` (32 words of global memory the loader writes;
+// a cooperative launch's grid workspace in words 1 and 2), an invariant load; %pmN reads 0.
+TEST(LiftIR, EnvRegsReadTheLoadersWords) {
+  std::string S = liftedIR("mov.u32 %r1, %envreg1;\nmov.u32 %r2, %envreg2;\n"
+                           "mov.u32 %r3, %pm3;\nld.param.u64 %rd1, [out];\n"
+                           "st.u32 [%rd1], %r1;\nst.u32 [%rd1+4], %r2;\nst.u32 [%rd1+8], %r3;");
+  EXPECT_IR_HAS(S, "@reptx.envreg = addrspace(1) global [32 x i32] zeroinitializer, align 4");
+  EXPECT_IR_HAS(S, "load i32, ptr addrspace(1) getelementptr inbounds ([32 x i32], ptr "
+                   "addrspace(1) @reptx.envreg, i32 0, i32 1), align 4, !invariant.load");
+  EXPECT_IR_HAS(S, "load i32, ptr addrspace(1) getelementptr inbounds ([32 x i32], ptr "
+                   "addrspace(1) @reptx.envreg, i32 0, i32 2), align 4, !invariant.load");
+  EXPECT_IR_HAS(S, "store i32 0, ptr addrspace(5) %r3");
+  EXPECT_EQ(std::string(ir::EnvRegVariable), "reptx.envreg");
+}
+
 TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   // Kernel "bad" uses an instruction this slice does not lift; "good" must still lift.
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"

@@ -35,6 +35,13 @@ struct DispatchParams {
   uint32_t DynamicLdsSize = 0;
   // A wave that executes more instructions than this stops the dispatch (runaway loops).
   uint64_t MaxInstructionsPerWave = uint64_t(1) << 26;
+  // Every work-group resident at once (a cooperative launch, cuLaunchCooperativeKernel): their
+  // waves are interleaved, so that work-groups can wait on each other (a grid-wide barrier).
+  // Otherwise work-groups run one after another. At most MaxCooperativeWaves waves in all, whose
+  // registers and scratch take at most MaxCooperativeBytes.
+  bool Cooperative = false;
+  static constexpr uint64_t MaxCooperativeWaves = 16384;
+  static constexpr uint64_t MaxCooperativeBytes = uint64_t(1) << 30;
 
   // CUDA-style launch: Blocks work-groups of BlockSize work-items each.
   static DispatchParams blocks(llvm::StringRef Kernel, Dim3 Blocks, Dim3 BlockSize,

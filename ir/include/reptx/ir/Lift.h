@@ -69,6 +69,12 @@ llvm::Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uin
 /// names it): the "lifted" column of docs/ptx-coverage.md.
 llvm::ArrayRef<llvm::StringRef> liftedFamilies();
 
+/// The global variable (32 x u32, global memory) that %envreg0-31 read: a loader writes it before
+/// a launch; %envreg1 (high) and %envreg2 (low) hold the grid workspace of a cooperative launch,
+/// {u32 size, u32 barrier}, where cooperative groups' grid.sync() counts arriving blocks; zero
+/// otherwise. Only modules that read an %envreg have it.
+inline constexpr const char *EnvRegVariable = "reptx.envreg";
+
 /// Kernels in a lifted module carry this function attribute; a backend gives them its kernel
 /// calling convention.
 inline constexpr const char *KernelAttr = "reptx-kernel";
