@@ -49,27 +49,39 @@ namespace reptx::ir {
 
 namespace {
 
+// An operand without its selector (.b1, .h0, .h10...): the whole register.
+ptx::Operand whole(const ptx::Operand &Op) {
+  ptx::Operand W = Op;
+  W.Component = {};
+  return W;
+}
+
+// The bits a scalar selector names: .b0-.b3 a byte, .h0/.h1 a half-word, none the whole word.
+struct Part {
+  unsigned Shift = 0, Bits = 32;
+};
+std::optional<Part> scalarSelector(StringRef Sel) {
+  if (Sel.empty())
+    return Part{};
+  if (Sel.size() == 2 && Sel[0] == 'b' && Sel[1] >= '0' && Sel[1] <= '3')
+    return Part{unsigned(Sel[1] - '0') * 8, 8};
+  if (Sel == "h0" || Sel == "h1")
+    return Part{Sel == "h1" ? 16u : 0u, 16};
+  return std::nullopt;
+}
+
 // The part of a 32-bit register a selector names, extended to 64 bits.
 Expected<Value *> selectPart(FunctionLifter &L, const ptx::Operand &Op, bool Signed) {
   IRBuilder<> &B = L.B;
-  ptx::Operand Whole = Op;
-  Whole.Component = {};
-  auto V = L.read(Whole, B.getInt32Ty());
+  StringRef Sel = Op.Component.ltrim('.');
+  std::optional<Part> P = scalarSelector(Sel);
+  if (!P)
+    return L.unsupported("video operand selector ." + Sel);
+  auto V = L.read(whole(Op), B.getInt32Ty());
   if (!V)
     return V.takeError();
-  StringRef Sel = Op.Component.ltrim('.');
-  unsigned Shift = 0, Bits = 32;
-  if (Sel.size() == 2 && Sel[0] == 'b' && Sel[1] >= '0' && Sel[1] <= '3') {
-    Shift = unsigned(Sel[1] - '0') * 8;
-    Bits = 8;
-  } else if (Sel == "h0" || Sel == "h1") {
-    Shift = Sel == "h1" ? 16 : 0;
-    Bits = 16;
-  } else if (!Sel.empty()) {
-    return L.unsupported("video operand selector ." + Sel);
-  }
-  Value *Part = B.CreateTrunc(B.CreateLShr(*V, Shift), B.getIntNTy(Bits));
-  return Signed ? B.CreateSExt(Part, B.getInt64Ty()) : B.CreateZExt(Part, B.getInt64Ty());
+  Value *Bits = B.CreateTrunc(B.CreateLShr(*V, P->Shift), B.getIntNTy(P->Bits));
+  return Signed ? B.CreateSExt(Bits, B.getInt64Ty()) : B.CreateZExt(Bits, B.getInt64Ty());
 }
 
 // The lane elements of a SIMD selector (.h10, .b7654; Prefix 'h' or 'b'), lane 0 first, each
@@ -152,15 +164,10 @@ Error liftSimdVideo(FunctionLifter &L, const ptx::Instruction &I) {
                       : maskLanes(I.Ops[0].Component.ltrim('.'), Prefix, Lanes);
   if (ASel.empty() || BSel.empty() || !Mask || !I.Ops[3].Component.empty())
     return L.unsupported("video operand selector");
-  auto ReadWhole = [&](const ptx::Operand &O) {
-    ptx::Operand Whole = O;
-    Whole.Component = {};
-    return L.read(Whole, B.getInt32Ty());
-  };
-  auto A = ReadWhole(I.Ops[1]);
+  auto A = L.read(whole(I.Ops[1]), B.getInt32Ty());
   if (!A)
     return A.takeError();
-  auto Bv = ReadWhole(I.Ops[2]);
+  auto Bv = L.read(whole(I.Ops[2]), B.getInt32Ty());
   if (!Bv)
     return Bv.takeError();
   auto C = L.read(I.Ops[3], B.getInt32Ty());
@@ -212,9 +219,7 @@ Error liftSimdVideo(FunctionLifter &L, const ptx::Instruction &I) {
     else
       D = B.CreateOr(D, B.CreateAnd(B.CreateShl(T, N * Bits), B.getInt32(LaneBits)));
   }
-  ptx::Operand Dst = I.Ops[0];
-  Dst.Component = {};
-  return L.write(Dst, D);
+  return L.write(whole(I.Ops[0]), D);
 }
 
 // vset: the scalar comparison, with its secondary operation or merge.
@@ -254,20 +259,14 @@ Error liftVset(FunctionLifter &L, const ptx::Instruction &I) {
     } else if (!Op2.empty()) {
       D = B.CreateBinaryIntrinsic(Op2 == ".min" ? Intrinsic::umin : Intrinsic::umax, D, *C);
     } else {
-      unsigned Shift = 0, Width = 0;
-      if (DSel.size() == 2 && DSel[0] == 'b' && DSel[1] >= '0' && DSel[1] <= '3')
-        Shift = unsigned(DSel[1] - '0') * 8, Width = 8;
-      else if (DSel == "h0" || DSel == "h1")
-        Shift = DSel == "h1" ? 16 : 0, Width = 16;
-      else
+      std::optional<Part> P = scalarSelector(DSel);
+      if (!P)
         return L.unsupported("video operand selector ." + DSel);
-      uint32_t Part = uint32_t(((uint64_t(1) << Width) - 1) << Shift);
-      D = B.CreateOr(B.CreateAnd(*C, B.getInt32(~Part)), B.CreateShl(D, Shift));
+      uint32_t Mask = uint32_t(((uint64_t(1) << P->Bits) - 1) << P->Shift);
+      D = B.CreateOr(B.CreateAnd(*C, B.getInt32(~Mask)), B.CreateShl(D, P->Shift));
     }
   }
-  ptx::Operand Dst = I.Ops[0];
-  Dst.Component = {};
-  return L.write(Dst, D);
+  return L.write(whole(I.Ops[0]), D);
 }
 
 // vmad: (a * b) + c on the selected parts, with negation, .po, .shr7/.shr15 and .sat, in 128
