@@ -335,6 +335,7 @@ Error liftVmad(FunctionLifter &L, const ptx::Instruction &I) {
   }
   return L.write(I.Ops[0], B.CreateTrunc(R, B.getInt32Ty()));
 }
+
 } // namespace
 
 Error liftVideo(FunctionLifter &L, const ptx::Instruction &I) {

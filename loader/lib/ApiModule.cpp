@@ -824,8 +824,8 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **P
 }
 
 // Cooperative launches: every block resident at once (the emulator interleaves them all; HIP
-// launches with hipModuleLaunchCooperativeKernel), and the grid workspace in %envreg1/2 for
-// cooperative groups' grid.sync().
+// gets an ordinary launch of a grid that fits the device), and the grid workspace in %envreg1/2
+// for cooperative groups' grid.sync().
 CUresult cuLaunchCooperativeKernel(CUfunction F, unsigned int GX, unsigned int GY, unsigned int GZ,
                                    unsigned int BX, unsigned int BY, unsigned int BZ,
                                    unsigned int Shared, CUstream S, void **Params) {
