@@ -9,8 +9,7 @@ using namespace llvm;
 
 namespace reptx::ir {
 
-// The predicate of a PTX comparison (9.7.6.1, "Comparison operators").
-static std::optional<CmpInst::Predicate> predicate(StringRef Cmp, PtxType T) {
+std::optional<CmpInst::Predicate> comparisonPredicate(StringRef Cmp, PtxType T) {
   using P = CmpInst::Predicate;
   if (T.isFloat())
     // Float: eq..ge are ordered (false on NaN), equ..geu unordered (true on NaN); num and nan
@@ -62,7 +61,7 @@ static Expected<Comparison> compare(FunctionLifter &L, const ptx::Instruction &I
   for (StringRef M : I.Mods) {
     if (M == ".and" || M == ".or" || M == ".xor")
       BoolOp = M;
-    else if (auto P = predicate(M, T))
+    else if (auto P = comparisonPredicate(M, T))
       Pred = P;
   }
   if (!Pred)

@@ -286,22 +286,7 @@ Error liftCompareHalf(FunctionLifter &L, const ptx::Instruction &I) {
     } else if (M == ".and" || M == ".or" || M == ".xor") {
       BoolOp = M;
     } else {
-      std::optional<P> C = StringSwitch<std::optional<P>>(M)
-                               .Case(".eq", P::FCMP_OEQ)
-                               .Case(".ne", P::FCMP_ONE)
-                               .Case(".lt", P::FCMP_OLT)
-                               .Case(".le", P::FCMP_OLE)
-                               .Case(".gt", P::FCMP_OGT)
-                               .Case(".ge", P::FCMP_OGE)
-                               .Case(".equ", P::FCMP_UEQ)
-                               .Case(".neu", P::FCMP_UNE)
-                               .Case(".ltu", P::FCMP_ULT)
-                               .Case(".leu", P::FCMP_ULE)
-                               .Case(".gtu", P::FCMP_UGT)
-                               .Case(".geu", P::FCMP_UGE)
-                               .Case(".num", P::FCMP_ORD)
-                               .Case(".nan", P::FCMP_UNO)
-                               .Default(std::nullopt);
+      std::optional<P> C = comparisonPredicate(M, PtxType{PtxType::Float, 16});
       if (C)
         Pred = C;
     }

@@ -115,15 +115,13 @@ unsigned maskLanes(StringRef Sel, char Prefix, unsigned Lanes) {
   return Bits;
 }
 
+// A video comparison (.eq .ne .lt .le .gt .ge), exact on the extended parts: signed in 32 bits.
 std::optional<CmpInst::Predicate> videoCompare(StringRef M) {
-  return StringSwitch<std::optional<CmpInst::Predicate>>(M)
-      .Case(".eq", CmpInst::ICMP_EQ)
-      .Case(".ne", CmpInst::ICMP_NE)
-      .Case(".lt", CmpInst::ICMP_SLT)
-      .Case(".le", CmpInst::ICMP_SLE)
-      .Case(".gt", CmpInst::ICMP_SGT)
-      .Case(".ge", CmpInst::ICMP_SGE)
-      .Default(std::nullopt);
+  bool Known =
+      StringSwitch<bool>(M).Cases({".eq", ".ne", ".lt", ".le", ".gt", ".ge"}, true).Default(false);
+  if (!Known)
+    return std::nullopt;
+  return comparisonPredicate(M, PtxType{PtxType::Signed, 32});
 }
 
 Error liftSimdVideo(FunctionLifter &L, const ptx::Instruction &I) {

@@ -31,6 +31,11 @@ struct PtxType {
 /// Parses ".u32", ".f64", ".pred"...; nullopt for packed and exotic types (.f16x2, .tf32...).
 std::optional<PtxType> parseType(llvm::StringRef Spelling);
 
+/// The predicate of a PTX comparison operator (".lt", ".geu"...) on operands of type T (PTX ISA
+/// 9.7.6.1, "Comparison operators"): ordered or unordered on floats, by T's signedness on
+/// integers; nullopt for an operator T does not have. LiftCompare.cpp.
+std::optional<llvm::CmpInst::Predicate> comparisonPredicate(llvm::StringRef Cmp, PtxType T);
+
 class FunctionLifter {
 public:
   FunctionLifter(const ptx::Module &PM, const ptx::Function &F, llvm::Module &M,
