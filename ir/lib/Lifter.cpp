@@ -537,6 +537,10 @@ Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
     GV->setAlignment(Align(D.Align ? D.Align : 16));
     return GV;
   }
+  // Any other .extern variable is defined by another translation unit: the loader links -rdc
+  // units into one module first (loader/lib/PtxLink.cpp), so here it has no definition.
+  if ((D.Linkage & ptx::LinkExtern) && D.Space != ptx::StateSpace::Shared)
+    return unsupported("variable '" + Sym + "' is .extern and no module linked here defines it");
   auto Size = variableSize(D);
   if (!Size)
     return unsupported(toString(Size.takeError()));
@@ -555,8 +559,6 @@ Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
     return unsupported("variables in state space " + ptx::stateSpaceName(D.Space));
   }
   bool Extern = D.Linkage & ptx::LinkExtern;
-  if (Extern && AS != SharedAS)
-    return unsupported("external variables");
   Type *Ty = ArrayType::get(B.getInt8Ty(), *Size);
   // Shared memory has no initial value (poison); .global/.const without initializer are zero.
   Constant *Init = AS == SharedAS ? PoisonValue::get(Ty) : Constant::getNullValue(Ty);
@@ -1180,8 +1182,13 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
   for (const ptx::TopLevel &T : PM.Items) {
     if (T.K != ptx::TopLevel::Var || !T.V)
       continue;
-    for (const std::string &Name : declaredNames(*T.V))
-      Vars[Name] = T.V;
+    // A definition wins over `.extern` declarations of the same name, before or after it (units
+    // linked by -rdc declare what another unit defines, with a type and size of their own).
+    for (const std::string &Name : declaredNames(*T.V)) {
+      const ptx::VarDecl *&Slot = Vars[Name];
+      if (!Slot || (Slot->Linkage & ptx::LinkExtern))
+        Slot = T.V;
+    }
   }
   // .func bodies first: declared together (calls may come in any order, recursion included),
   // then lifted. A function that does not lift keeps only its declaration; the kernels that reach

@@ -149,7 +149,13 @@ bool collectSymbols(LinkState &S, const PtxUnit &U, InputSymbols &Out) {
       continue;
     }
     if (!Definition) {
-      if (Linkage & ptx::LinkExtern)
+      // Not references to resolve: `.extern .shared` arrays (dynamic shared memory, PTX ISA
+      // §5.1.5) and the system calls that the driver itself provides (PTX ISA, "System calls";
+      // a call the lifter does not implement fails its kernel when the module is compiled).
+      bool Provided = (T.K == ptx::TopLevel::Var && T.V->Space == ptx::StateSpace::Shared) ||
+                      (T.K == ptx::TopLevel::Func && (Name == "vprintf" || Name == "malloc" ||
+                                                      Name == "free" || Name == "__assertfail"));
+      if ((Linkage & ptx::LinkExtern) && !Provided)
         Out.Extern.insert(Name);
     } else if (Linkage & (ptx::LinkVisible | ptx::LinkWeak | ptx::LinkCommon)) {
       Out.Visible.insert(Name);

@@ -314,6 +314,37 @@ TEST(LiftIR, EnvRegsReadTheLoadersWords) {
   EXPECT_EQ(std::string(ir::EnvRegVariable), "reptx.envreg");
 }
 
+// An .extern variable declared by one -rdc unit and defined by another, in the module the loader
+// links from them (loader/lib/PtxLink.cpp): the definition is the variable, whichever comes first
+// and whatever type and size the declaration gives (NCCL declares `.b8 ncclDevFuncTable[]` for a
+// `.u64` table of 671 function addresses). With no definition the kernel fails, naming it.
+TEST(LiftIR, ExternVariableIsTheDefinitionOfAnotherUnit) {
+  const std::string Decl = ".extern .global .align 8 .b8 tbl[];\n";
+  const std::string Def = ".visible .global .align 8 .u64 tbl[2] = {3, 4};\n";
+  const std::string Kernel =
+      ".visible .entry k(.param .u64 out)\n{\n.reg .b64 %rd<4>;\n"
+      "ld.param.u64 %rd1, [out];\nmov.u64 %rd2, tbl;\n"
+      "ld.global.u64 %rd3, [%rd2+8];\nst.global.u64 [%rd1], %rd3;\nret;\n}\n";
+  const std::string Head = ".version 8.0\n.target sm_80\n.address_size 64\n";
+  for (const std::string &Text :
+       {Head + Def + Decl + Kernel, Head + Decl + Def + Kernel, Head + Decl + Kernel + Def}) {
+    auto L = lift("t.ptx", Text);
+    ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+    ASSERT_TRUE((*L)->R.Failures.empty()) << (*L)->R.Failures[0].Message << "\n" << Text;
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    (*L)->R.M->print(OS, nullptr);
+    EXPECT_IR_HAS(S,
+                  "@tbl = addrspace(1) global [16 x i8] c\"\\03\\00\\00\\00\\00\\00\\00\\00\\04");
+  }
+  auto L = lift("t.ptx", Head + Decl + Kernel);
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  ASSERT_EQ((*L)->R.Failures.size(), 1u);
+  EXPECT_EQ((*L)->R.Failures[0].Message,
+            "t.ptx:9: kernel 'k': variable 'tbl' is .extern and no module linked here defines it: "
+            "'mov.u64 %rd2, tbl;'");
+}
+
 TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   // Kernel "bad" uses an instruction this slice does not lift; "good" must still lift.
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"

@@ -250,6 +250,154 @@ TEST_F(LinkApi, LinksAFileAndTheFatbinPtxEntry) {
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
 }
 
+// A table of device-function addresses defined by one unit and declared by the other as an
+// unsized byte array, the way NCCL's units see `ncclDevFuncTable`, with the defining unit first:
+// the declaration must take the definition's type and size. out[i] = op[i % 3](i, 5) through an
+// indirect call. The second unit also declares what no unit defines and the link must accept, as
+// NCCL's do: `.extern .shared` dynamic shared memory and the `__assertfail` system call.
+const char *TablePtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .func (.param .b32 r) op_add(.param .b32 x, .param .b32 y)
+{
+  .reg .b32 %r<4>;
+  ld.param.b32 %r1, [x];
+  ld.param.b32 %r2, [y];
+  add.s32 %r3, %r1, %r2;
+  st.param.b32 [r], %r3;
+  ret;
+}
+.visible .func (.param .b32 r) op_mul(.param .b32 x, .param .b32 y)
+{
+  .reg .b32 %r<4>;
+  ld.param.b32 %r1, [x];
+  ld.param.b32 %r2, [y];
+  mul.lo.s32 %r3, %r1, %r2;
+  st.param.b32 [r], %r3;
+  ret;
+}
+.visible .func (.param .b32 r) op_sub(.param .b32 x, .param .b32 y)
+{
+  .reg .b32 %r<4>;
+  ld.param.b32 %r1, [x];
+  ld.param.b32 %r2, [y];
+  sub.s32 %r3, %r1, %r2;
+  st.param.b32 [r], %r3;
+  ret;
+}
+.visible .global .align 8 .u64 op_table[3] = {op_add, op_mul, op_sub};
+)";
+
+const char *DispatchPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.extern .global .align 8 .b8 op_table[];
+.extern .shared .align 16 .b8 staging[];
+.extern .func __assertfail(.param .b64 message, .param .b64 file, .param .b32 line,
+                           .param .b64 function, .param .b64 char_size);
+
+.visible .entry dispatch(.param .u64 out, .param .u32 n)
+{
+  .reg .pred %p;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mad.lo.s32 %r2, %r3, %r4, %r2;
+  setp.ge.u32 %p, %r2, %r1;
+  @%p bra DONE;
+  rem.u32 %r5, %r2, 3;
+  mov.u64 %rd2, op_table;
+  mul.wide.u32 %rd3, %r5, 8;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  {
+    .param .b32 a0;
+    .param .b32 a1;
+    .param .b32 rv;
+    st.param.b32 [a0], %r2;
+    st.param.b32 [a1], 5;
+    proto: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);
+    call (rv), %rd5, (a0, a1), proto;
+    ld.param.b32 %r6, [rv];
+  }
+  // Through its slot of dynamic shared memory.
+  mov.u32 %r7, staging;
+  mov.u32 %r8, %tid.x;
+  shl.b32 %r8, %r8, 2;
+  add.s32 %r7, %r7, %r8;
+  st.shared.u32 [%r7], %r6;
+  ld.shared.u32 %r9, [%r7];
+  setp.ne.s32 %p, %r9, %r6;
+  @%p bra FAIL;
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd6, %r2, 4;
+  add.s64 %rd7, %rd1, %rd6;
+  st.global.u32 [%rd7], %r6;
+DONE:
+  ret;
+FAIL:
+  {
+    .param .b64 m;
+    .param .b64 f;
+    .param .b32 l;
+    .param .b64 fn;
+    .param .b64 cs;
+    st.param.b64 [m], 0;
+    st.param.b64 [f], 0;
+    st.param.b32 [l], 0;
+    st.param.b64 [fn], 0;
+    st.param.b64 [cs], 1;
+    call.uni __assertfail, (m, f, l, fn, cs);
+  }
+  ret;
+}
+)";
+
+TEST_F(LinkApi, UnsizedExternArrayIsTheOtherUnitsTable) {
+  CUcontext Ctx;
+  ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
+  LinkLogs Logs;
+  CUlinkState S;
+  ASSERT_EQ(cuLinkCreate_v2(5, Logs.Options, Logs.Values, &S), CUDA_SUCCESS);
+  ASSERT_EQ(addPtx(S, TablePtx, "table.ptx"), CUDA_SUCCESS) << Logs.Error;
+  ASSERT_EQ(addPtx(S, DispatchPtx, "dispatch.ptx"), CUDA_SUCCESS) << Logs.Error;
+  void *Image = nullptr;
+  size_t Size = 0;
+  ASSERT_EQ(cuLinkComplete(S, &Image, &Size), CUDA_SUCCESS) << Logs.Error;
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, Image), CUDA_SUCCESS);
+  CUdeviceptr Table;
+  size_t TableSize = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Table, &TableSize, M, "op_table"), CUDA_SUCCESS);
+  EXPECT_EQ(TableSize, 24u); // the definition's three addresses
+  CUfunction F;
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "dispatch"), CUDA_SUCCESS);
+  const uint32_t N = 100;
+  CUdeviceptr Out;
+  ASSERT_EQ(cuMemAlloc_v2(&Out, N * 4), CUDA_SUCCESS);
+  uint64_t OutArg = Out;
+  uint32_t NArg = N;
+  void *Params[] = {&OutArg, &NArg};
+  ASSERT_EQ(cuLaunchKernel(F, 2, 1, 1, 64, 1, 1, 64 * 4, nullptr, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  std::vector<int32_t> H(N);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out, N * 4), CUDA_SUCCESS);
+  for (int32_t I = 0; I < int32_t(N); ++I)
+    ASSERT_EQ(H[I], I % 3 == 0 ? I + 5 : I % 3 == 1 ? I * 5 : I - 5) << I;
+  ASSERT_EQ(cuMemFree_v2(Out), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  ASSERT_EQ(cuLinkDestroy(S), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
+}
+
 TEST_F(LinkApi, UnresolvedExternIsALinkError) {
   LinkLogs Logs;
   CUlinkState S;
