@@ -53,6 +53,14 @@ llvm::StringRef fileKindName(FileKind K) {
   return "other";
 }
 
+const Entry *bestPtxEntry(const Container &C, uint32_t MaxArch) {
+  const Entry *Best = nullptr;
+  for (const Entry &E : C.Entries)
+    if (E.Kind == EntryKind::PTX && E.Arch <= MaxArch && (!Best || E.Arch > Best->Arch))
+      Best = &E;
+  return Best;
+}
+
 std::string archName(uint32_t Arch, uint64_t Flags) {
   std::string S = "sm_" + std::to_string(Arch);
   if (Flags & FlagArchSpecific)

@@ -1,6 +1,6 @@
 // JIT linking (CUDA Driver API, "Module Management": cuLinkCreate, cuLinkAddData, cuLinkAddFile,
 // cuLinkComplete, cuLinkDestroy). reptx links at the PTX level, as it does for -rdc=true programs
-// (PtxLink.h): the inputs are PTX text (CU_JIT_INPUT_PTX) and the PTX entries of fatbins
+// (ptx::linkPtx): the inputs are PTX text (CU_JIT_INPUT_PTX) and the PTX entries of fatbins
 // (CU_JIT_INPUT_FATBINARY, chosen as cuLibraryLoadData chooses them); cubins, relocatable objects,
 // libraries and NVVM IR hold SASS or NVIDIA's IR, which cannot be recompiled, and are refused. The
 // image cuLinkComplete returns is the linked PTX text, NUL-terminated, owned by the link state
@@ -8,8 +8,8 @@
 // device on first use like any other module.
 #include "Driver.h"
 #include "Images.h"
-#include "PtxLink.h"
 #include "Trace.h"
+#include "reptx/frontend-ptx/Link.h"
 
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -68,7 +68,7 @@ struct LinkState {
   void **WallTimeSlot = nullptr; // CU_JIT_WALL_TIME: overwritten with a float, in milliseconds
   double Ms = 0;
   bool Verbose = false; // CU_JIT_LOG_VERBOSE
-  std::vector<PtxUnit> Units;
+  std::vector<ptx::PtxUnit> Units;
   std::vector<InputSymbols> Symbols;
   bool Completed = false;
   std::string Image; // the linked PTX (cuLinkComplete's cubinOut, NUL-terminated)
@@ -127,7 +127,7 @@ const char *inputKindName(int Type) {
 }
 
 /// Parses one input's PTX and records its module-scope symbols; a parse error is a log line.
-bool collectSymbols(LinkState &S, const PtxUnit &U, InputSymbols &Out) {
+bool collectSymbols(LinkState &S, const ptx::PtxUnit &U, InputSymbols &Out) {
   ptx::ParseResult P = ptx::parse(U.Name, U.Text);
   if (!P.ok()) {
     S.error(llvm::toString(ptx::toError(P)));
@@ -239,7 +239,7 @@ CUresult addData(CUlinkState H, CUjitInputType Type, const void *Data, size_t Si
     S->error("cuLinkAddData(" + Input + "): the link was already completed");
     return CUDA_ERROR_INVALID_VALUE;
   }
-  PtxUnit U;
+  ptx::PtxUnit U;
   U.Name = Input;
   if (Type == CU_JIT_INPUT_PTX) {
     const auto *Text = static_cast<const char *>(Data);
@@ -331,7 +331,7 @@ CUresult completeLink(CUlinkState H, void **ImageOut, size_t *SizeOut) {
       }
     if (Undefined)
       return CUDA_ERROR_INVALID_PTX;
-    auto Linked = linkPtx(S->Units);
+    auto Linked = ptx::linkPtx(S->Units);
     if (!Linked) {
       S->error("cuLinkComplete: " + llvm::toString(Linked.takeError()));
       return CUDA_ERROR_INVALID_PTX;
@@ -340,7 +340,7 @@ CUresult completeLink(CUlinkState H, void **ImageOut, size_t *SizeOut) {
     S->Completed = true;
     S->addTime(Start);
     std::string Names;
-    for (const PtxUnit &U : S->Units)
+    for (const ptx::PtxUnit &U : S->Units)
       Names += (Names.empty() ? "" : ", ") + U.Name;
     S->info(llvm::formatv("linked {0} PTX input(s) ({1}) into {2} bytes of PTX in {3:f2} ms; "
                           "compiled for {4} when loaded",

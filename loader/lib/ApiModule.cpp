@@ -2,8 +2,8 @@
 #include "Driver.h"
 #include "Images.h"
 #include "Printf.h"
-#include "PtxLink.h"
 #include "Trace.h"
+#include "reptx/frontend-ptx/Link.h"
 
 #include "reptx/emulator/PtxLaunch.h"
 #include "reptx/frontend-ptx/Fatbin.h"
@@ -91,12 +91,13 @@ CUresult containerPtx(const uint8_t *Container, int CcMajor, int CcMinor, std::s
   uint32_t Limit = uint32_t(CcMajor * 10 + CcMinor);
   const fatbin::Entry *Best = nullptr;
   std::string Archs;
-  for (const fatbin::Container &C : F->containers())
-    for (const fatbin::Entry &E : C.Entries) {
+  for (const fatbin::Container &C : F->containers()) {
+    for (const fatbin::Entry &E : C.Entries)
       Archs += (Archs.empty() ? "" : ", ") + std::string(fatbin::kindName(E.Kind)) + " " + E.arch();
-      if (E.Kind == fatbin::EntryKind::PTX && E.Arch <= Limit && (!Best || E.Arch > Best->Arch))
-        Best = &E;
-    }
+    if (const fatbin::Entry *E = fatbin::bestPtxEntry(C, Limit);
+        E && (!Best || E->Arch > Best->Arch))
+      Best = E;
+  }
   if (!Best) {
     log().error("{}: no PTX for sm_{} or below (it holds: {})", Name, Limit,
                 Archs.empty() ? "nothing" : Archs);
@@ -115,14 +116,14 @@ CUresult containerPtx(const uint8_t *Container, int CcMajor, int CcMinor, std::s
 
 /// A version-2 wrapper (-rdc=true; fatbin-format.md §2): its own container holds nvlink's SASS
 /// only; the PTX is in the per-TU fatbins of the NULL-terminated `__cudaPrelinkedFatbins[]` list
-/// its fourth field points to. Their PTX is linked into one module (PtxLink.h).
+/// its fourth field points to. Their PTX is linked into one module (reptx/frontend-ptx/Link.h).
 CUresult prelinkedPtx(const uint8_t *Wrapper, int CcMajor, int CcMinor, std::string &Ptx,
                       std::string &Name, std::string &PtxasOptions) {
   const void *const *List;
   std::memcpy(&List, Wrapper + 16, sizeof(void *));
-  std::vector<PtxUnit> Units;
+  std::vector<ptx::PtxUnit> Units;
   for (size_t I = 0; List && List[I] && I < 65536; ++I) {
-    PtxUnit U;
+    ptx::PtxUnit U;
     std::string Options;
     const auto *C = static_cast<const uint8_t *>(List[I]);
     uint32_t Magic;
@@ -143,7 +144,7 @@ CUresult prelinkedPtx(const uint8_t *Wrapper, int CcMajor, int CcMinor, std::str
                 static_cast<const void *>(Wrapper));
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
-  auto Linked = linkPtx(Units);
+  auto Linked = ptx::linkPtx(Units);
   if (!Linked) {
     log().error("linking the PTX of the -rdc image at {}: {}", static_cast<const void *>(Wrapper),
                 llvm::toString(Linked.takeError()));

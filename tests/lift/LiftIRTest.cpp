@@ -315,7 +315,7 @@ TEST(LiftIR, EnvRegsReadTheLoadersWords) {
 }
 
 // An .extern variable declared by one -rdc unit and defined by another, in the module the loader
-// links from them (loader/lib/PtxLink.cpp): the definition is the variable, whichever comes first
+// links from them (frontend-ptx/lib/PtxLink.cpp): the definition is the variable, whichever comes first
 // and whatever type and size the declaration gives (NCCL declares `.b8 ncclDevFuncTable[]` for a
 // `.u64` table of 671 function addresses). With no definition the kernel fails, naming it.
 TEST(LiftIR, ExternVariableIsTheDefinitionOfAnotherUnit) {

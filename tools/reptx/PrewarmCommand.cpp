@@ -9,6 +9,7 @@
 #include "reptx/cache/Key.h"
 #include "reptx/driver/Driver.h"
 #include "reptx/frontend-ptx/Fatbin.h"
+#include "reptx/frontend-ptx/Link.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -55,9 +56,12 @@ struct PrewarmOpts {
 struct ModuleRef {
   std::string Name;
   size_t File = 0;                      // index into Files (binaries) or PtxFiles
-  const fatbin::Entry *Entry = nullptr; // null: a .ptx file
+  const fatbin::Entry *Entry = nullptr; // null: a .ptx file, or a linked -rdc image
   std::string PtxasOptions;
   uint64_t Size = 0;
+  /// A -rdc image: the PTX entry of each translation unit, linked in this order as the loader
+  /// links them when the program registers the image (ptx::linkPtx).
+  std::vector<const fatbin::Entry *> Units;
 };
 
 struct TargetStats {
@@ -105,6 +109,9 @@ public:
 private:
   bool discover(const std::string &Path);
   void addFile(const fs::path &P);
+  void addLinkedImages(size_t FileIndex);
+  llvm::Expected<std::string> linkedText(const fatbin::FatbinFile &File,
+                                         llvm::ArrayRef<const fatbin::Entry *> Units) const;
   llvm::Expected<std::string> textOf(const ModuleRef &M) const;
   void worker();
   void progress(bool Final);
@@ -155,7 +162,7 @@ void Prewarm::addFile(const fs::path &P) {
       ++Duplicates;
       return;
     }
-    Modules.push_back({P.string(), PtxFiles.size(), nullptr, "", Text.size()});
+    Modules.push_back({P.string(), PtxFiles.size(), nullptr, "", Text.size(), {}});
     PtxFiles.push_back(P.string());
     return;
   }
@@ -185,11 +192,14 @@ void Prewarm::addFile(const fs::path &P) {
   size_t Index = Files.size();
   Files.push_back(std::move(*FF));
   const fatbin::FatbinFile &File = Files.back();
+  // An executable's or shared library's -rdc units run only linked into its image.
+  bool Linked = File.kind() == fatbin::FileKind::ELFExecutable ||
+                File.kind() == fatbin::FileKind::ELFSharedObject;
   bool Any = false;
   for (size_t CI = 0; CI < File.containers().size(); ++CI)
     for (size_t EI = 0; EI < File.containers()[CI].Entries.size(); ++EI) {
       const fatbin::Entry &E = File.containers()[CI].Entries[EI];
-      if (E.Kind != fatbin::EntryKind::PTX)
+      if (E.Kind != fatbin::EntryKind::PTX || (Linked && File.containers()[CI].relocatableUnit()))
         continue;
       auto Text = File.ptxText(E);
       if (!Text) {
@@ -203,10 +213,76 @@ void Prewarm::addFile(const fs::path &P) {
         ++Duplicates;
         continue;
       }
-      Modules.push_back({fmt::format("{}.c{}.e{}.{}", P.string(), CI, EI, E.arch()), Index, &E,
-                         E.Aux, Text->size()});
+      Modules.push_back({fmt::format("{}.c{}.e{}.{}", P.string(), CI, EI, E.arch()),
+                         Index,
+                         &E,
+                         E.Aux,
+                         Text->size(),
+                         {}});
     }
-  FilesWithPtx += Any;
+  size_t Before = Modules.size() + Duplicates;
+  if (Linked)
+    addLinkedImages(Index);
+  FilesWithPtx += Any || Modules.size() + Duplicates > Before;
+}
+
+/// The -rdc image of an executable or shared library (fatbin-format.md §2): at start-up each
+/// translation unit's registration puts its __nv_relfatbin container in the image's prelinked
+/// list, in link order, which is also their order in the section; the loader takes each unit's
+/// best PTX for the device and links them (loader::imagePtx). Which entry is best depends on the
+/// device's compute capability, so one image per distinct choice: for each PTX target among the
+/// units, the best entry of every unit at or below it (none where a unit has no PTX that old).
+void Prewarm::addLinkedImages(size_t FileIndex) {
+  const fatbin::FatbinFile &File = Files[FileIndex];
+  std::vector<const fatbin::Container *> Units;
+  std::set<uint32_t> Arches;
+  for (const fatbin::Container &C : File.containers())
+    if (C.relocatableUnit()) {
+      Units.push_back(&C);
+      for (const fatbin::Entry &E : C.Entries)
+        if (E.Kind == fatbin::EntryKind::PTX)
+          Arches.insert(E.Arch);
+    }
+  std::set<std::vector<const fatbin::Entry *>> Chosen;
+  for (uint32_t Arch : Arches) {
+    std::vector<const fatbin::Entry *> Pick;
+    for (const fatbin::Container *C : Units)
+      if (const fatbin::Entry *E = fatbin::bestPtxEntry(*C, Arch))
+        Pick.push_back(E);
+    if (Pick.size() != Units.size() || !Chosen.insert(Pick).second)
+      continue;
+    ++Entries;
+    ModuleRef M{fmt::format("{}.rdc.{}({} units)", File.path().str(), fatbin::archName(Arch, 0),
+                            Pick.size()),
+                FileIndex,
+                nullptr,
+                Pick.front()->Aux,
+                0,
+                Pick};
+    auto Text = linkedText(File, Pick);
+    if (Text) {
+      M.Size = Text->size();
+      if (!Unique.insert({cache::hashBytes(*Text), Text->size(), M.PtxasOptions}).second) {
+        ++Duplicates;
+        continue;
+      }
+    } else {
+      consumeError(Text.takeError()); // reported per target when the module is compiled
+    }
+    Modules.push_back(std::move(M));
+  }
+}
+
+llvm::Expected<std::string> Prewarm::linkedText(const fatbin::FatbinFile &File,
+                                                llvm::ArrayRef<const fatbin::Entry *> Units) const {
+  std::vector<ptx::PtxUnit> Texts;
+  for (const fatbin::Entry *E : Units) {
+    auto Text = File.ptxText(*E);
+    if (!Text)
+      return Text.takeError();
+    Texts.push_back({File.describe(*E), std::move(*Text)});
+  }
+  return ptx::linkPtx(Texts);
 }
 
 bool Prewarm::discover(const std::string &Path) {
@@ -239,6 +315,8 @@ bool Prewarm::discover(const std::string &Path) {
 }
 
 llvm::Expected<std::string> Prewarm::textOf(const ModuleRef &M) const {
+  if (!M.Units.empty())
+    return linkedText(Files[M.File], M.Units);
   if (M.Entry)
     return Files[M.File].ptxText(*M.Entry);
   auto Buf = llvm::MemoryBuffer::getFile(PtxFiles[M.File], /*IsText=*/false,

@@ -86,7 +86,14 @@ struct Container {
   ContainerOrigin Origin = ContainerOrigin::Scan;
   std::vector<Entry> Entries;
   uint64_t end() const { return Offset + HeaderSize + FatSize; }
+  /// A relocatable (-rdc) translation unit's container, in __nv_relfatbin: its PTX runs only
+  /// linked with the other units of its image (fatbin-format.md §2).
+  bool relocatableUnit() const { return llvm::StringRef(Section).ends_with("__nv_relfatbin"); }
 };
+
+/// The PTX entry a device of compute capability MaxArch (86 for 8.6) runs: the highest PTX target
+/// at or below it (PTX is forward compatible, SASS is not); null when there is none.
+const Entry *bestPtxEntry(const Container &C, uint32_t MaxArch);
 
 /// A __fatBinC_Wrapper_t record found in .nvFatBinSegment.
 struct Wrapper {

@@ -1,6 +1,8 @@
 // Linking the PTX of several translation units into one module: what a -rdc=true program needs
 // (shared/reference/fatbin-format.md §2: cudart hands the driver a version-2 wrapper whose
-// prelinked list holds each TU's relocatable PTX; nvlink's own output is SASS only).
+// prelinked list holds each TU's relocatable PTX; nvlink's own output is SASS only). The loader
+// links them when the program registers its image; `reptx prewarm` links the same units found in
+// the binary's __nv_relfatbin section, so that its cache entry is the one the loader looks up.
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
@@ -9,7 +11,7 @@
 
 #include <string>
 
-namespace reptx::loader {
+namespace reptx::ptx {
 
 struct PtxUnit {
   std::string Name; // for messages
@@ -26,4 +28,4 @@ struct PtxUnit {
 /// different targets or address sizes, or a `.visible` symbol defined twice.
 llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units);
 
-} // namespace reptx::loader
+} // namespace reptx::ptx

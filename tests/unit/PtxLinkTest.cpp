@@ -1,6 +1,6 @@
-// Linking the PTX of -rdc translation units (loader/lib/PtxLink.cpp): cross-unit .extern
+// Linking the PTX of -rdc translation units (frontend-ptx/lib/PtxLink.cpp): cross-unit .extern
 // resolution, renaming of colliding internal and repeated .weak symbols, and the errors.
-#include "PtxLink.h"
+#include "reptx/frontend-ptx/Link.h"
 
 #include "reptx/frontend-ptx/Parser.h"
 #include "reptx/ir/Lift.h"
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 using namespace reptx;
-using namespace reptx::loader;
+using namespace reptx::ptx;
 
 namespace {
 

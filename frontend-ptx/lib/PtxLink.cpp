@@ -1,5 +1,5 @@
-// PTX-level linking of -rdc translation units (PtxLink.h).
-#include "PtxLink.h"
+// PTX-level linking of -rdc translation units (Link.h).
+#include "reptx/frontend-ptx/Link.h"
 
 #include "reptx/frontend-ptx/Parser.h"
 
@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-namespace reptx::loader {
+namespace reptx::ptx {
 
 namespace {
 
@@ -102,21 +102,21 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
     return llvm::createStringError("no PTX to link");
   if (Units.size() == 1)
     return Units[0].Text;
-  std::vector<std::unique_ptr<ptx::Module>> Mods;
+  std::vector<std::unique_ptr<Module>> Mods;
   std::vector<std::map<std::string, Defined>> Syms(Units.size());
   for (size_t U = 0; U < Units.size(); ++U) {
-    ptx::ParseResult P = ptx::parse(Units[U].Name, Units[U].Text);
+    ptx::ParseResult P = parse(Units[U].Name, Units[U].Text);
     if (!P.ok())
-      return ptx::toError(P);
-    for (const ptx::TopLevel &T : P.M->Items) {
+      return toError(P);
+    for (const TopLevel &T : P.M->Items) {
       Defined D;
       std::string Name;
-      if (T.K == ptx::TopLevel::Func) {
+      if (T.K == TopLevel::Func) {
         Name = T.F->Name.str();
         D = {T.F->Linkage, T.F->Body != nullptr};
-      } else if (T.K == ptx::TopLevel::Var) {
+      } else if (T.K == TopLevel::Var) {
         Name = T.V->Name.str();
-        D = {T.V->Linkage, !(T.V->Linkage & ptx::LinkExtern)};
+        D = {T.V->Linkage, !(T.V->Linkage & LinkExtern)};
       } else {
         continue;
       }
@@ -136,7 +136,7 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
   std::map<std::string, size_t> VisibleDef;
   for (size_t U = 0; U < Units.size(); ++U)
     for (const auto &[Name, D] : Syms[U])
-      if (D.Definition && (D.Linkage & ptx::LinkVisible) && !VisibleDef.emplace(Name, U).second)
+      if (D.Definition && (D.Linkage & LinkVisible) && !VisibleDef.emplace(Name, U).second)
         return llvm::createStringError("'%s' is defined in both %s and %s", Name.c_str(),
                                        Units[VisibleDef[Name]].Name.c_str(), Units[U].Name.c_str());
   uint32_t Major = 0, Minor = 0;
@@ -155,10 +155,10 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
       if (!D.Definition)
         continue;
       bool Rename = false;
-      if (D.Linkage == ptx::LinkNone) {
+      if (D.Linkage == LinkNone) {
         for (size_t O = 0; O < Units.size() && !Rename; ++O)
           Rename = O != U && Syms[O].count(Name);
-      } else if ((D.Linkage & ptx::LinkWeak) || (D.Linkage & ptx::LinkCommon)) {
+      } else if ((D.Linkage & LinkWeak) || (D.Linkage & LinkCommon)) {
         Rename = VisibleDef.count(Name);
         for (size_t O = 0; O < U && !Rename; ++O) {
           auto It = Syms[O].find(Name);
@@ -176,4 +176,4 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
   return Out;
 }
 
-} // namespace reptx::loader
+} // namespace reptx::ptx
