@@ -538,7 +538,7 @@ Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
     return GV;
   }
   // Any other .extern variable is defined by another translation unit: the loader links -rdc
-  // units into one module first (loader/lib/PtxLink.cpp), so here it has no definition.
+  // units into one module first (frontend-ptx/lib/PtxLink.cpp), so here it has no definition.
   if ((D.Linkage & ptx::LinkExtern) && D.Space != ptx::StateSpace::Shared)
     return unsupported("variable '" + Sym + "' is .extern and no module linked here defines it");
   auto Size = variableSize(D);
