@@ -176,4 +176,47 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
   return Out;
 }
 
+bool linksRdcUnits(const fatbin::FatbinFile &F) {
+  return F.kind() == fatbin::FileKind::ELFExecutable ||
+         F.kind() == fatbin::FileKind::ELFSharedObject;
+}
+
+std::vector<RdcImage> rdcImages(const fatbin::FatbinFile &F) {
+  std::vector<RdcImage> Images;
+  if (!linksRdcUnits(F))
+    return Images;
+  std::vector<const fatbin::Container *> Units;
+  std::set<uint32_t> Arches;
+  for (const fatbin::Container &C : F.containers())
+    if (C.relocatableUnit()) {
+      Units.push_back(&C);
+      for (const fatbin::Entry &E : C.Entries)
+        if (E.Kind == fatbin::EntryKind::PTX)
+          Arches.insert(E.Arch);
+    }
+  for (uint32_t Arch : Arches) {
+    RdcImage I;
+    for (const fatbin::Container *C : Units)
+      if (const fatbin::Entry *E = fatbin::bestPtxEntry(*C, Arch))
+        I.Units.push_back(E);
+    if (I.Units.size() != Units.size() ||
+        (!Images.empty() && Images.back().Units == I.Units)) // no unit has a better entry
+      continue;
+    I.Arch = Arch;
+    Images.push_back(std::move(I));
+  }
+  return Images;
+}
+
+llvm::Expected<std::string> linkImage(const fatbin::FatbinFile &F, const RdcImage &I) {
+  std::vector<PtxUnit> Texts;
+  for (const fatbin::Entry *E : I.Units) {
+    auto Text = F.ptxText(*E);
+    if (!Text)
+      return Text.takeError();
+    Texts.push_back({F.describe(*E), std::move(*Text)});
+  }
+  return linkPtx(Texts);
+}
+
 } // namespace reptx::ptx

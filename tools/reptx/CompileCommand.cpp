@@ -1,10 +1,12 @@
-// `reptx compile`: lift PTX (a file, or every PTX entry of a CUDA binary) to LLVM IR and compile
-// it into HSA code objects for one or more AMDGPU targets; --emit-llvm prints the lifted IR.
+// `reptx compile`: lift PTX (a file, or every PTX entry of a CUDA binary, an executable's or
+// shared library's -rdc units linked as the loader links them) to LLVM IR and compile it into HSA
+// code objects for one or more AMDGPU targets; --emit-llvm prints the lifted IR.
 #include "Commands.h"
 
 #include "reptx/backend/Backend.h"
 #include "reptx/driver/Driver.h"
 #include "reptx/frontend-ptx/Fatbin.h"
+#include "reptx/frontend-ptx/Link.h"
 #include "reptx/frontend-ptx/Parser.h"
 #include "reptx/ir/Lift.h"
 
@@ -56,10 +58,13 @@ llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
   auto F = fatbin::scanFile(Path);
   if (!F)
     return F.takeError();
+  // An executable's or shared library's -rdc units run only linked into its image: one module
+  // per image, as the loader links it (ptx::rdcImages), in place of the units.
+  bool Linked = ptx::linksRdcUnits(*F);
   for (size_t CI = 0; CI < F->containers().size(); ++CI)
     for (size_t EI = 0; EI < F->containers()[CI].Entries.size(); ++EI) {
       const fatbin::Entry &E = F->containers()[CI].Entries[EI];
-      if (E.Kind != fatbin::EntryKind::PTX)
+      if (E.Kind != fatbin::EntryKind::PTX || (Linked && F->containers()[CI].relocatableUnit()))
         continue;
       auto Text = F->ptxText(E);
       if (!Text)
@@ -67,6 +72,13 @@ llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
       Inputs.push_back(
           {fmt::format("{}.c{}.e{}.{}", Path, CI, EI, E.arch()), std::move(*Text), E.Aux});
     }
+  for (const ptx::RdcImage &I : ptx::rdcImages(*F)) {
+    auto Text = ptx::linkImage(*F, I);
+    if (!Text)
+      return Text.takeError();
+    Inputs.push_back({fmt::format("{}.rdc.{}", Path, fatbin::archName(I.Arch, 0)), std::move(*Text),
+                      I.Units.front()->Aux});
+  }
   if (Inputs.empty())
     return llvm::createStringError(Path + ": no PTX entries");
   return Inputs;

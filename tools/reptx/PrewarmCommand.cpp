@@ -59,9 +59,8 @@ struct ModuleRef {
   const fatbin::Entry *Entry = nullptr; // null: a .ptx file, or a linked -rdc image
   std::string PtxasOptions;
   uint64_t Size = 0;
-  /// A -rdc image: the PTX entry of each translation unit, linked in this order as the loader
-  /// links them when the program registers the image (ptx::linkPtx).
-  std::vector<const fatbin::Entry *> Units;
+  /// A -rdc image (Image.Units not empty), linked as the loader links it (ptx::linkImage).
+  ptx::RdcImage Image;
 };
 
 struct TargetStats {
@@ -110,8 +109,6 @@ private:
   bool discover(const std::string &Path);
   void addFile(const fs::path &P);
   void addLinkedImages(size_t FileIndex);
-  llvm::Expected<std::string> linkedText(const fatbin::FatbinFile &File,
-                                         llvm::ArrayRef<const fatbin::Entry *> Units) const;
   llvm::Expected<std::string> textOf(const ModuleRef &M) const;
   void worker();
   void progress(bool Final);
@@ -193,8 +190,7 @@ void Prewarm::addFile(const fs::path &P) {
   Files.push_back(std::move(*FF));
   const fatbin::FatbinFile &File = Files.back();
   // An executable's or shared library's -rdc units run only linked into its image.
-  bool Linked = File.kind() == fatbin::FileKind::ELFExecutable ||
-                File.kind() == fatbin::FileKind::ELFSharedObject;
+  bool Linked = ptx::linksRdcUnits(File);
   bool Any = false;
   for (size_t CI = 0; CI < File.containers().size(); ++CI)
     for (size_t EI = 0; EI < File.containers()[CI].Entries.size(); ++EI) {
@@ -226,40 +222,21 @@ void Prewarm::addFile(const fs::path &P) {
   FilesWithPtx += Any || Modules.size() + Duplicates > Before;
 }
 
-/// The -rdc image of an executable or shared library (fatbin-format.md §2): at start-up each
-/// translation unit's registration puts its __nv_relfatbin container in the image's prelinked
-/// list, in link order, which is also their order in the section; the loader takes each unit's
-/// best PTX for the device and links them (loader::imagePtx). Which entry is best depends on the
-/// device's compute capability, so one image per distinct choice: for each PTX target among the
-/// units, the best entry of every unit at or below it (none where a unit has no PTX that old).
+/// The -rdc images of an executable or shared library (ptx::rdcImages): one module each, the
+/// one the loader links when the program registers its image, once for each PTX target among
+/// the units (a device's compute capability decides which entry of a unit is best).
 void Prewarm::addLinkedImages(size_t FileIndex) {
   const fatbin::FatbinFile &File = Files[FileIndex];
-  std::vector<const fatbin::Container *> Units;
-  std::set<uint32_t> Arches;
-  for (const fatbin::Container &C : File.containers())
-    if (C.relocatableUnit()) {
-      Units.push_back(&C);
-      for (const fatbin::Entry &E : C.Entries)
-        if (E.Kind == fatbin::EntryKind::PTX)
-          Arches.insert(E.Arch);
-    }
-  std::set<std::vector<const fatbin::Entry *>> Chosen;
-  for (uint32_t Arch : Arches) {
-    std::vector<const fatbin::Entry *> Pick;
-    for (const fatbin::Container *C : Units)
-      if (const fatbin::Entry *E = fatbin::bestPtxEntry(*C, Arch))
-        Pick.push_back(E);
-    if (Pick.size() != Units.size() || !Chosen.insert(Pick).second)
-      continue;
+  for (ptx::RdcImage &I : ptx::rdcImages(File)) {
     ++Entries;
-    ModuleRef M{fmt::format("{}.rdc.{}({} units)", File.path().str(), fatbin::archName(Arch, 0),
-                            Pick.size()),
+    ModuleRef M{fmt::format("{}.rdc.{}({} units)", File.path().str(), fatbin::archName(I.Arch, 0),
+                            I.Units.size()),
                 FileIndex,
                 nullptr,
-                Pick.front()->Aux,
+                I.Units.front()->Aux,
                 0,
-                Pick};
-    auto Text = linkedText(File, Pick);
+                std::move(I)};
+    auto Text = ptx::linkImage(File, M.Image);
     if (Text) {
       M.Size = Text->size();
       if (!Unique.insert({cache::hashBytes(*Text), Text->size(), M.PtxasOptions}).second) {
@@ -271,18 +248,6 @@ void Prewarm::addLinkedImages(size_t FileIndex) {
     }
     Modules.push_back(std::move(M));
   }
-}
-
-llvm::Expected<std::string> Prewarm::linkedText(const fatbin::FatbinFile &File,
-                                                llvm::ArrayRef<const fatbin::Entry *> Units) const {
-  std::vector<ptx::PtxUnit> Texts;
-  for (const fatbin::Entry *E : Units) {
-    auto Text = File.ptxText(*E);
-    if (!Text)
-      return Text.takeError();
-    Texts.push_back({File.describe(*E), std::move(*Text)});
-  }
-  return ptx::linkPtx(Texts);
 }
 
 bool Prewarm::discover(const std::string &Path) {
@@ -315,8 +280,8 @@ bool Prewarm::discover(const std::string &Path) {
 }
 
 llvm::Expected<std::string> Prewarm::textOf(const ModuleRef &M) const {
-  if (!M.Units.empty())
-    return linkedText(Files[M.File], M.Units);
+  if (!M.Image.Units.empty())
+    return ptx::linkImage(Files[M.File], M.Image);
   if (M.Entry)
     return Files[M.File].ptxText(*M.Entry);
   auto Buf = llvm::MemoryBuffer::getFile(PtxFiles[M.File], /*IsText=*/false,

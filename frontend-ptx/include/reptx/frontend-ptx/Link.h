@@ -1,9 +1,12 @@
 // Linking the PTX of several translation units into one module: what a -rdc=true program needs
 // (shared/reference/fatbin-format.md §2: cudart hands the driver a version-2 wrapper whose
 // prelinked list holds each TU's relocatable PTX; nvlink's own output is SASS only). The loader
-// links them when the program registers its image; `reptx prewarm` links the same units found in
-// the binary's __nv_relfatbin section, so that its cache entry is the one the loader looks up.
+// links them when the program registers its image; `reptx prewarm` and `reptx compile` link the
+// same units found in the binary's __nv_relfatbin section (rdcImages), so that a cache entry is
+// the one the loader looks up.
 #pragma once
+
+#include "reptx/frontend-ptx/Fatbin.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,5 +30,27 @@ struct PtxUnit {
 /// (identical by the one-definition rule). Errors: a unit that does not parse, units for
 /// different targets or address sizes, or a `.visible` symbol defined twice.
 llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units);
+
+/// An -rdc image of a CUDA binary as a device of some compute capability gets it: the PTX entry
+/// of each translation unit, in the order the units register.
+struct RdcImage {
+  uint32_t Arch = 0; // the highest PTX target among the entries ("sm_XX" names the image)
+  std::vector<const fatbin::Entry *> Units;
+};
+
+/// Whether F's relocatable units (Container::relocatableUnit) run only linked into one image:
+/// true for executables and shared libraries, whose every -rdc unit is in the image's prelinked
+/// list; relocatable objects and archives are not linked yet.
+bool linksRdcUnits(const fatbin::FatbinFile &F);
+
+/// F's -rdc image for each distinct choice of entries a device can make: for each PTX target
+/// among the units, the best entry of every unit at or below it (fatbin::bestPtxEntry; none
+/// where a unit has no PTX that old). Units in section order, which is their link order and so
+/// the order in which their registrations fill the prelinked list at start-up. Empty when F has
+/// no relocatable units or does not link them.
+std::vector<RdcImage> rdcImages(const fatbin::FatbinFile &F);
+
+/// The linked text of an image (linkPtx over its entries' PTX; entries named as F describes them).
+llvm::Expected<std::string> linkImage(const fatbin::FatbinFile &F, const RdcImage &I);
 
 } // namespace reptx::ptx
