@@ -54,11 +54,18 @@ llvm::StringRef fileKindName(FileKind K) {
 }
 
 const Entry *bestPtxEntry(const Container &C, uint32_t MaxArch) {
-  const Entry *Best = nullptr;
-  for (const Entry &E : C.Entries)
+  const Entry *Best = nullptr, *Newer = nullptr;
+  bool Sass = false;
+  for (const Entry &E : C.Entries) {
     if (E.Kind == EntryKind::PTX && E.Arch <= MaxArch && (!Best || E.Arch > Best->Arch))
       Best = &E;
-  return Best;
+    if (E.Kind == EntryKind::PTX && E.Arch > MaxArch && (!Newer || E.Arch < Newer->Arch))
+      Newer = &E;
+    if (E.Kind == EntryKind::Cubin)
+      Sass |= E.Flags & FlagArchSpecific ? E.Arch == MaxArch
+                                         : E.Arch / 10 == MaxArch / 10 && E.Arch <= MaxArch;
+  }
+  return Best ? Best : Sass ? Newer : nullptr;
 }
 
 std::string archName(uint32_t Arch, uint64_t Flags) {

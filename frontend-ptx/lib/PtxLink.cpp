@@ -125,11 +125,9 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
       if (!New && D.Definition)
         It->second = D;
     }
-    if (U > 0 && (P.M->AddressSize != Mods[0]->AddressSize ||
-                  !std::equal(P.M->Targets.begin(), P.M->Targets.end(), Mods[0]->Targets.begin(),
-                              Mods[0]->Targets.end())))
-      return llvm::createStringError("%s and %s are for different targets", Units[0].Name.c_str(),
-                                     Units[U].Name.c_str());
+    if (U > 0 && P.M->AddressSize != Mods[0]->AddressSize)
+      return llvm::createStringError("%s and %s have different address sizes",
+                                     Units[0].Name.c_str(), Units[U].Name.c_str());
     Mods.push_back(std::move(P.M));
   }
   // Which unit defines each visible symbol; a second definition is a link error.
@@ -143,10 +141,26 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
   for (const auto &M : Mods)
     if (std::tie(M->VersionMajor, M->VersionMinor) > std::tie(Major, Minor))
       std::tie(Major, Minor) = std::tie(M->VersionMajor, M->VersionMinor);
+  // The newest target among the units (what is valid for an older target stays valid for a newer
+  // one; units with PTX for different targets link when a unit, such as libcudadevrt's, has PTX
+  // for a newer target only).
+  auto SmOf = [](const Module &M) {
+    unsigned N = 0;
+    for (llvm::StringRef T : M.Targets)
+      if (T.consume_front("sm_")) {
+        T.consumeInteger(10, N);
+        break;
+      }
+    return N;
+  };
+  const Module *Newest = Mods[0].get();
+  for (const auto &M : Mods)
+    if (SmOf(*M) > SmOf(*Newest))
+      Newest = M.get();
   std::string Out =
       (".version " + llvm::Twine(Major) + "." + llvm::Twine(Minor) + "\n.target ").str();
-  for (size_t I = 0; I < Mods[0]->Targets.size(); ++I)
-    Out += (I ? ", " : "") + Mods[0]->Targets[I].str();
+  for (size_t I = 0; I < Newest->Targets.size(); ++I)
+    Out += (I ? ", " : "") + Newest->Targets[I].str();
   Out +=
       "\n.address_size " + std::to_string(Mods[0]->AddressSize ? Mods[0]->AddressSize : 64) + "\n";
   for (size_t U = 0; U < Units.size(); ++U) {
@@ -186,21 +200,26 @@ std::vector<RdcImage> rdcImages(const fatbin::FatbinFile &F) {
   if (!linksRdcUnits(F))
     return Images;
   std::vector<const fatbin::Container *> Units;
+  // The compute capabilities at which a unit's choice can change: its entries' targets (a PTX
+  // target reached, SASS that starts to run) and the next major version after each cubin's (the
+  // SASS stops running there).
   std::set<uint32_t> Arches;
   for (const fatbin::Container &C : F.containers())
     if (C.relocatableUnit()) {
       Units.push_back(&C);
-      for (const fatbin::Entry &E : C.Entries)
-        if (E.Kind == fatbin::EntryKind::PTX)
-          Arches.insert(E.Arch);
+      for (const fatbin::Entry &E : C.Entries) {
+        Arches.insert(E.Arch);
+        if (E.Kind == fatbin::EntryKind::Cubin)
+          Arches.insert((E.Arch / 10 + 1) * 10);
+      }
     }
+  std::set<std::vector<const fatbin::Entry *>> Seen;
   for (uint32_t Arch : Arches) {
     RdcImage I;
     for (const fatbin::Container *C : Units)
       if (const fatbin::Entry *E = fatbin::bestPtxEntry(*C, Arch))
         I.Units.push_back(E);
-    if (I.Units.size() != Units.size() ||
-        (!Images.empty() && Images.back().Units == I.Units)) // no unit has a better entry
+    if (I.Units.size() != Units.size() || !Seen.insert(I.Units).second)
       continue;
     I.Arch = Arch;
     Images.push_back(std::move(I));

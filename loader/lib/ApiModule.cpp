@@ -103,6 +103,10 @@ CUresult containerPtx(const uint8_t *Container, int CcMajor, int CcMinor, std::s
                 Archs.empty() ? "nothing" : Archs);
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
+  if (Best->Arch > Limit)
+    log().info("{}: no PTX for sm_{} or below; recompiling its {} PTX in place of the SASS a "
+               "device of compute capability {}.{} runs",
+               Name, Limit, Best->arch(), CcMajor, CcMinor);
   auto Text = F->ptxText(*Best);
   if (!Text) {
     log().error("{}", llvm::toString(Text.takeError()));

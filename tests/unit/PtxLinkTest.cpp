@@ -119,6 +119,20 @@ TEST(PtxLink, ResolvesAcrossUnitsAndRenamesCollisions) {
   EXPECT_EQ(L->M->getNamedGlobal("$str"), nullptr);
 }
 
+// libcudadevrt's unit in a -rdc program has PTX for the newest target only: units for different
+// targets link under the newest one's .target, and the result parses.
+TEST(PtxLink, UnitsForDifferentTargetsLinkUnderTheNewest) {
+  std::string Newer = Unit1;
+  Newer.replace(Newer.find(".target sm_80"), 13, ".target sm_90");
+  for (bool NewerFirst : {false, true}) {
+    auto Linked = NewerFirst ? linkPtx({{"u1", Newer}, {"u0", Unit0}})
+                             : linkPtx({{"u0", Unit0}, {"u1", Newer}});
+    ASSERT_TRUE(bool(Linked)) << llvm::toString(Linked.takeError());
+    EXPECT_TRUE(llvm::StringRef(*Linked).starts_with(".version 8.1\n.target sm_90\n")) << *Linked;
+    EXPECT_TRUE(ptx::parse("linked", Linked->c_str()).ok());
+  }
+}
+
 TEST(PtxLink, OneUnitIsUnchanged) {
   auto Linked = linkPtx({{"u0", Unit0}});
   ASSERT_TRUE(bool(Linked));
@@ -130,10 +144,10 @@ TEST(PtxLink, Errors) {
   ASSERT_FALSE(bool(Twice));
   EXPECT_EQ(llvm::toString(Twice.takeError()), "'f' is defined in both u1 and again");
   std::string Other = Unit1;
-  Other.replace(Other.find("sm_80"), 5, "sm_90");
-  auto Targets = linkPtx({{"u0", Unit0}, {"u1", Other}});
-  ASSERT_FALSE(bool(Targets));
-  EXPECT_EQ(llvm::toString(Targets.takeError()), "u0 and u1 are for different targets");
+  Other.replace(Other.find(".address_size 64"), 16, ".address_size 32");
+  auto Sizes = linkPtx({{"u0", Unit0}, {"u1", Other}});
+  ASSERT_FALSE(bool(Sizes));
+  EXPECT_EQ(llvm::toString(Sizes.takeError()), "u0 and u1 have different address sizes");
   auto Bad = linkPtx({{"u0", Unit0}, {"bad", ".version 8.0\n.target sm_80\nnot ptx;\n"}});
   EXPECT_FALSE(bool(Bad));
   llvm::consumeError(Bad.takeError());

@@ -91,8 +91,12 @@ struct Container {
   bool relocatableUnit() const { return llvm::StringRef(Section).ends_with("__nv_relfatbin"); }
 };
 
-/// The PTX entry a device of compute capability MaxArch (86 for 8.6) runs: the highest PTX target
-/// at or below it (PTX is forward compatible, SASS is not); null when there is none.
+/// The PTX entry reptx compiles for a device of compute capability MaxArch (86 for 8.6): the
+/// highest PTX target at or below it (PTX is forward compatible, SASS is not). Where there is none
+/// but the container holds SASS that such a device runs (the same major version and a minor at
+/// most MaxArch's; an sm_XXa cubin only on XX itself), NVIDIA's driver would run that SASS, and
+/// reptx, which can only recompile PTX, takes the oldest newer PTX instead (libcudadevrt's unit
+/// in a -rdc program: SASS for sm_75 up, PTX for sm_121 only). Null otherwise.
 const Entry *bestPtxEntry(const Container &C, uint32_t MaxArch);
 
 /// A __fatBinC_Wrapper_t record found in .nvFatBinSegment.

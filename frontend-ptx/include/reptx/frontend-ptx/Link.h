@@ -27,14 +27,15 @@ struct PtxUnit {
 /// scope symbols without linkage (`$str` format strings, static functions and variables) that
 /// another unit also names are renamed `NAME$rdcN` in unit N; a `.weak` definition that an
 /// earlier unit also defines is renamed in the same way, so that unit keeps its own copy
-/// (identical by the one-definition rule). Errors: a unit that does not parse, units for
-/// different targets or address sizes, or a `.visible` symbol defined twice.
+/// (identical by the one-definition rule). Units for different targets link under the newest
+/// one's `.target`. Errors: a unit that does not parse, units with different address sizes, or a
+/// `.visible` symbol defined twice.
 llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units);
 
 /// An -rdc image of a CUDA binary as a device of some compute capability gets it: the PTX entry
 /// of each translation unit, in the order the units register.
 struct RdcImage {
-  uint32_t Arch = 0; // the highest PTX target among the entries ("sm_XX" names the image)
+  uint32_t Arch = 0; // the lowest compute capability that links it (names it: "rdc.sm_XX")
   std::vector<const fatbin::Entry *> Units;
 };
 
@@ -43,11 +44,11 @@ struct RdcImage {
 /// list; relocatable objects and archives are not linked yet.
 bool linksRdcUnits(const fatbin::FatbinFile &F);
 
-/// F's -rdc image for each distinct choice of entries a device can make: for each PTX target
-/// among the units, the best entry of every unit at or below it (fatbin::bestPtxEntry; none
-/// where a unit has no PTX that old). Units in section order, which is their link order and so
-/// the order in which their registrations fill the prelinked list at start-up. Empty when F has
-/// no relocatable units or does not link them.
+/// F's -rdc image for each distinct choice of entries that a device of some compute capability
+/// makes (fatbin::bestPtxEntry for every unit; none where a unit has nothing it can use), over
+/// every capability where a choice can change. Units in section order, which is their link order
+/// and so the order in which their registrations fill the prelinked list at start-up. Empty when
+/// F has no relocatable units or does not link them.
 std::vector<RdcImage> rdcImages(const fatbin::FatbinFile &F);
 
 /// The linked text of an image (linkPtx over its entries' PTX; entries named as F describes them).
