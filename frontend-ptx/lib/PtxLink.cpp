@@ -19,6 +19,7 @@ namespace {
 struct Defined {
   uint8_t Linkage = 0;
   bool Definition = false; // a body or a variable (not an .extern declaration)
+  std::string Base;        // declared by `Base<N>` (PTX ISA 5.4.7) as Base0..BaseN-1: Base
 };
 
 bool isIdentStart(char C) {
@@ -110,20 +111,23 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
       return toError(P);
     for (const TopLevel &T : P.M->Items) {
       Defined D;
-      std::string Name;
+      std::vector<std::string> Names;
       if (T.K == TopLevel::Func) {
-        Name = T.F->Name.str();
-        D = {T.F->Linkage, T.F->Body != nullptr};
+        Names = {T.F->Name.str()};
+        D = {T.F->Linkage, T.F->Body != nullptr, {}};
       } else if (T.K == TopLevel::Var) {
-        Name = T.V->Name.str();
-        D = {T.V->Linkage, !(T.V->Linkage & LinkExtern)};
+        Names = T.V->declaredNames(); // v<4>: v0..v3
+        D = {T.V->Linkage, !(T.V->Linkage & LinkExtern),
+             T.V->RangeCount ? T.V->Name.str() : std::string()};
       } else {
         continue;
       }
       // A definition decides the linkage; an .extern declaration only records the name.
-      auto [It, New] = Syms[U].emplace(Name, D);
-      if (!New && D.Definition)
-        It->second = D;
+      for (const std::string &Name : Names) {
+        auto [It, New] = Syms[U].emplace(Name, D);
+        if (!New && D.Definition)
+          It->second = D;
+      }
     }
     if (U > 0 && P.M->AddressSize != Mods[0]->AddressSize)
       return llvm::createStringError("%s and %s have different address sizes",
@@ -179,8 +183,14 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
           Rename = It != Syms[O].end() && It->second.Definition;
         }
       }
-      if (Rename)
+      if (Rename && D.Base.empty()) {
         Renames[Name] = Name + "$rdc" + std::to_string(U);
+      } else if (Rename) {
+        // `v<4>` becomes `v$rdcU<4>`, which declares v$rdcU0..3: a use of v1 becomes v$rdcU1.
+        std::string To = D.Base + "$rdc" + std::to_string(U);
+        Renames[Name] = To + llvm::StringRef(Name).drop_front(D.Base.size()).str();
+        Renames[D.Base] = To;
+      }
     }
     // No unit names here: they hold load addresses, and the text is the cache key.
     Out += "\n// ---- unit " + std::to_string(U) + "\n";

@@ -62,17 +62,6 @@ static uint64_t sharedAlignment(uint64_t Declared, uint64_t Size) {
   return Size >= 16 ? std::max<uint64_t>(A, 16) : A;
 }
 
-// The names a declaration declares: its own, or name0..nameN-1 for `name<N>` (PTX ISA 5.4.7,
-// "Parameterized Variable Names", in any state space).
-static SmallVector<std::string, 1> declaredNames(const ptx::VarDecl &D) {
-  SmallVector<std::string, 1> Names;
-  if (!D.RangeCount)
-    Names.push_back(D.Name.str());
-  for (uint32_t K = 0; K < D.RangeCount; ++K)
-    Names.push_back((D.Name + Twine(K)).str());
-  return Names;
-}
-
 // The value of an integer constant expression (PTX ISA 4.6, "Constant Expressions"): literals and
 // the unary and binary operators on signed 64-bit values; nothing when it names a symbol, holds a
 // float, or is undefined (division by zero, a shift by 64 or more, INT64_MIN / -1).
@@ -799,7 +788,7 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     if (!Size)
       return unsupported(toString(Size.takeError()));
     IRBuilder<> EB(Entry, Entry->begin());
-    for (const std::string &Name : declaredNames(D)) {
+    for (const std::string &Name : D.declaredNames()) {
       AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, Name);
       A->setAlignment(Align(D.Align ? D.Align : 4));
       LocalVars[Name] = A;
@@ -814,7 +803,7 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     if (!Size)
       return unsupported(toString(Size.takeError()));
     IRBuilder<> EB(Entry, Entry->begin());
-    for (const std::string &Name : declaredNames(D)) {
+    for (const std::string &Name : D.declaredNames()) {
       AllocaInst *A = EB.CreateAlloca(ArrayType::get(B.getInt8Ty(), *Size), LocalAS, nullptr, Name);
       A->setAlignment(Align(std::max<uint64_t>(D.Align, 16)));
       Params[Name] = A;
@@ -827,7 +816,7 @@ Error FunctionLifter::declare(const ptx::VarDecl &D) {
     if (!Size)
       return unsupported(toString(Size.takeError()));
     auto *Ty = ArrayType::get(B.getInt8Ty(), *Size);
-    for (const std::string &Name : declaredNames(D)) {
+    for (const std::string &Name : D.declaredNames()) {
       auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage,
                                     PoisonValue::get(Ty), (F.Name + "." + Name).str(), nullptr,
                                     GlobalValue::NotThreadLocal, SharedAS);
@@ -1184,7 +1173,7 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
       continue;
     // A definition wins over `.extern` declarations of the same name, before or after it (units
     // linked by -rdc declare what another unit defines, with a type and size of their own).
-    for (const std::string &Name : declaredNames(*T.V)) {
+    for (const std::string &Name : T.V->declaredNames()) {
       const ptx::VarDecl *&Slot = Vars[Name];
       if (!Slot || (Slot->Linkage & ptx::LinkExtern))
         Slot = T.V;

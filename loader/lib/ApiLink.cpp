@@ -134,33 +134,35 @@ bool collectSymbols(LinkState &S, const ptx::PtxUnit &U, InputSymbols &Out) {
     return false;
   }
   for (const ptx::TopLevel &T : P.M->Items) {
-    std::string Name;
+    std::vector<std::string> Names;
     uint8_t Linkage;
     bool Definition;
     if (T.K == ptx::TopLevel::Func) {
-      Name = T.F->Name.str();
+      Names = {T.F->Name.str()};
       Linkage = T.F->Linkage;
       Definition = T.F->Body != nullptr;
     } else if (T.K == ptx::TopLevel::Var) {
-      Name = T.V->Name.str();
+      Names = T.V->declaredNames(); // v<4>: v0..v3
       Linkage = T.V->Linkage;
       Definition = !(Linkage & ptx::LinkExtern);
     } else {
       continue;
     }
-    if (!Definition) {
-      // Not references to resolve: `.extern .shared` arrays (dynamic shared memory, PTX ISA
-      // §5.1.5) and the system calls that the driver itself provides (PTX ISA, "System calls";
-      // a call the lifter does not implement fails its kernel when the module is compiled).
-      bool Provided = (T.K == ptx::TopLevel::Var && T.V->Space == ptx::StateSpace::Shared) ||
-                      (T.K == ptx::TopLevel::Func && (Name == "vprintf" || Name == "malloc" ||
-                                                      Name == "free" || Name == "__assertfail"));
-      if ((Linkage & ptx::LinkExtern) && !Provided)
-        Out.Extern.insert(Name);
-    } else if (Linkage & (ptx::LinkVisible | ptx::LinkWeak | ptx::LinkCommon)) {
-      Out.Visible.insert(Name);
-    } else {
-      Out.Local.insert(Name);
+    for (const std::string &Name : Names) {
+      if (!Definition) {
+        // Not references to resolve: `.extern .shared` arrays (dynamic shared memory, PTX ISA
+        // §5.1.5) and the system calls that the driver itself provides (PTX ISA, "System
+        // calls"; a call the lifter does not implement fails its kernel when compiled).
+        bool Provided = (T.K == ptx::TopLevel::Var && T.V->Space == ptx::StateSpace::Shared) ||
+                        (T.K == ptx::TopLevel::Func && (Name == "vprintf" || Name == "malloc" ||
+                                                        Name == "free" || Name == "__assertfail"));
+        if ((Linkage & ptx::LinkExtern) && !Provided)
+          Out.Extern.insert(Name);
+      } else if (Linkage & (ptx::LinkVisible | ptx::LinkWeak | ptx::LinkCommon)) {
+        Out.Visible.insert(Name);
+      } else {
+        Out.Local.insert(Name);
+      }
     }
   }
   return true;

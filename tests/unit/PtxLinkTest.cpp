@@ -133,6 +133,31 @@ TEST(PtxLink, UnitsForDifferentTargetsLinkUnderTheNewest) {
   }
 }
 
+// A parameterized module variable (`g<2>` declares g0 and g1, PTX ISA 5.4.7) without linkage in
+// both units: renamed in each as a whole, declaration and uses alike.
+TEST(PtxLink, RenamesParameterizedVariables) {
+  auto UnitWith = [](const char *Kernel) {
+    return std::string(".version 8.0\n.target sm_80\n.address_size 64\n"
+                       ".global .align 4 .u32 g<2>;\n.visible .entry ") +
+           Kernel +
+           "(.param .u64 o)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n"
+           "ld.param.u64 %rd1, [o];\nld.global.u32 %r1, [g1];\nst.global.u32 [%rd1], %r1;\n"
+           "st.global.u32 [g0], %r1;\nret;\n}\n";
+  };
+  auto Linked = linkPtx({{"u0", UnitWith("k0")}, {"u1", UnitWith("k1")}});
+  ASSERT_TRUE(bool(Linked)) << llvm::toString(Linked.takeError());
+  llvm::StringRef T(*Linked);
+  for (const char *Want :
+       {".u32 g$rdc0<2>;", "[g$rdc01]", "[g$rdc00]", ".u32 g$rdc1<2>;", "[g$rdc11]", "[g$rdc10]"})
+    EXPECT_NE(T.find(Want), llvm::StringRef::npos) << Want << "\n" << *Linked;
+  ptx::ParseResult P = ptx::parse("linked", Linked->c_str());
+  ASSERT_TRUE(P.ok()) << llvm::toString(ptx::toError(P));
+  llvm::LLVMContext Ctx;
+  auto L = ir::liftModule(*P.M, Ctx);
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  EXPECT_EQ(L->Kernels, (std::vector<std::string>{"k0", "k1"}));
+}
+
 TEST(PtxLink, OneUnitIsUnchanged) {
   auto Linked = linkPtx({{"u0", Unit0}});
   ASSERT_TRUE(bool(Linked));

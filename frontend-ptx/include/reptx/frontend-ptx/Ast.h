@@ -116,6 +116,17 @@ struct VarDecl {
   StateSpace PtrSpace = StateSpace::None;
   uint32_t PtrAlign = 0;
   llvm::ArrayRef<TypeName> Attributes; // other qualifiers: .attribute(.managed), .unified...
+
+  /// The names it declares: its own, or name0..nameN-1 for `name<N>` (PTX ISA 5.4.7,
+  /// "Parameterized Variable Names", in any state space).
+  std::vector<std::string> declaredNames() const {
+    std::vector<std::string> Names;
+    if (!RangeCount)
+      Names.push_back(Name.str());
+    for (uint32_t K = 0; K < RangeCount; ++K)
+      Names.push_back(Name.str() + std::to_string(K));
+    return Names;
+  }
 };
 
 /// An instruction as consumers see it: decoded from the compact Statement by Module::decode or
