@@ -46,8 +46,12 @@ void ExecutionError::log(raw_ostream &OS) const {
      << "," << F.Workgroup.Y << "," << F.Workgroup.Z << "), wave " << F.Wave;
   if (F.Lane)
     OS << ", lane " << *F.Lane;
-  OS << ", pc " << format_hex(F.Pc, 0) << " <" << F.Kernel << "+" << format_hex(F.KernelOffset, 0)
-     << "> '" << F.Instruction << "': " << F.Detail;
+  OS << ", pc " << format_hex(F.Pc, 0);
+  if (F.InKernel)
+    OS << " <" << F.Kernel << "+" << format_hex(F.KernelOffset, 0) << ">";
+  else
+    OS << " (in a function the kernel called)";
+  OS << " '" << F.Instruction << "': " << F.Detail;
 }
 
 std::error_code ExecutionError::convertToErrorCode() const { return inconvertibleErrorCode(); }
@@ -406,6 +410,7 @@ Error DispatchRun::faultError(const Wave &W) const {
     F.Pc = Prog.CodeEnd;
   }
   F.KernelOffset = F.Pc - K.EntryAddress;
+  F.InKernel = F.Pc >= K.EntryAddress && (!K.CodeSize || F.Pc < K.EntryAddress + K.CodeSize);
   return make_error<ExecutionError>(std::move(F));
 }
 

@@ -1130,37 +1130,6 @@ Error FunctionLifter::liftBody() {
   return Error::success();
 }
 
-// Every function that reaches one in FAILED (a .func lifted as a declaration only): by calling
-// it, or through its address, taken in the function or in a function it reaches, in constant
-// expressions and aggregates, or in the initializer of a variable it uses. Mapped to that failed
-// function. One walk up the users from the failed functions: linear in the module.
-static DenseMap<const Function *, const Function *>
-functionsReachingFailed(const Module &M, const StringMap<std::string> &Failed) {
-  DenseMap<const Value *, const Function *> From;
-  SmallVector<const Value *, 64> Work;
-  for (const Function &Fn : M)
-    if (Fn.isDeclaration() && Failed.count(Fn.getName()) && From.try_emplace(&Fn, &Fn).second)
-      Work.push_back(&Fn);
-  while (!Work.empty()) {
-    const Value *V = Work.pop_back_val();
-    const Function *Origin = From.lookup(V);
-    for (const User *U : V->users()) {
-      // An instruction stands for its function; a constant, or a variable whose initializer
-      // holds one, for itself.
-      const Value *Next = U;
-      if (auto *I = dyn_cast<Instruction>(U))
-        Next = I->getFunction();
-      if (From.try_emplace(Next, Origin).second)
-        Work.push_back(Next);
-    }
-  }
-  DenseMap<const Function *, const Function *> Reaching;
-  for (auto [V, Origin] : From)
-    if (auto *Fn = dyn_cast<Function>(V); Fn && !Fn->isDeclaration())
-      Reaching[Fn] = Origin;
-  return Reaching;
-}
-
 Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const LiftOptions &Opts) {
   LiftResult R;
   R.M = std::make_unique<Module>(PM.name(), Ctx);
@@ -1248,28 +1217,12 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
       if (Function *Fn = R.M->getFunction(K))
         CallInst::Create(Init, "", Fn->getEntryBlock().getTerminator()->getIterator());
   }
-  // A kept kernel must not reach a function that did not lift by any path: a direct call was
-  // checked above (with the call's reason); its address may also be taken in the kernel, in a
-  // function the kernel reaches, or in the initializer of a variable either of them uses (a table
-  // of function pointers for indirect calls), through constant expressions. Such a kernel fails.
-  if (!FailedFuncs.empty()) {
-    auto Reaching = functionsReachingFailed(*R.M, FailedFuncs);
-    for (auto It = R.Kernels.begin(); It != R.Kernels.end();) {
-      Function *K = R.M->getFunction(*It);
-      const Function *Bad = K ? Reaching.lookup(K) : nullptr;
-      if (!Bad) {
-        ++It;
-        continue;
-      }
-      R.Failures.push_back({*It, "kernel '" + *It + "' uses a function that did not lift: " +
-                                     FailedFuncs.find(Bad->getName())->second});
-      K->eraseFromParent();
-      It = R.Kernels.erase(It);
-    }
-  }
-  // Functions that did not lift go when nothing uses them any more. One still named elsewhere
-  // (by a variable's initializer, or by a function no kept kernel reaches) becomes an internal
-  // stub that traps, so that the module links; no kept kernel can reach it.
+  // A function that did not lift and that a kept kernel can still reach, only through its address
+  // (taken in code or in a variable's initializer: a table of function pointers, a C++ vtable;
+  // NCCL dispatches every collective through one), becomes an internal stub that says so
+  // through device printf and traps: the kernel works on every path but that one, as a kernel
+  // would whose table holds a function for hardware this device lacks. A direct call fails the
+  // kernel above. A stub nothing names any more goes.
   for (auto &[Name, Why] : FailedFuncs) {
     Function *Fn = R.M->getFunction(Name);
     if (!Fn)
@@ -1280,6 +1233,21 @@ Expected<LiftResult> liftModule(const ptx::Module &PM, LLVMContext &Ctx, const L
     }
     Fn->setLinkage(GlobalValue::InternalLinkage);
     IRBuilder<> SB(BasicBlock::Create(Ctx, "did_not_lift", Fn));
+    std::string Text = "reptx: function '" + Name.str() +
+                       "', called through its address, was not recompiled: " + Why + "\n";
+    std::string Format;
+    for (char C : Text)
+      Format += C == '%' ? std::string("%%") : std::string(1, C);
+    Constant *Str = ConstantDataArray::getString(Ctx, Format);
+    auto *G = new GlobalVariable(*R.M, Str->getType(), true, GlobalValue::PrivateLinkage, Str,
+                                 "reptx.did_not_lift." + Name, nullptr, GlobalValue::NotThreadLocal,
+                                 GlobalAS);
+    G->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    Type *I64 = SB.getInt64Ty();
+    FunctionCallee Print = R.M->getOrInsertFunction(intrinsics::Vprintf, SB.getInt32Ty(), I64, I64);
+    SB.CreateCall(
+        Print, {SB.CreatePtrToInt(SB.CreateAddrSpaceCast(G, PointerType::get(Ctx, GenericAS)), I64),
+                SB.getInt64(0)});
     SB.CreateIntrinsic(Intrinsic::trap, {});
     SB.CreateUnreachable();
   }

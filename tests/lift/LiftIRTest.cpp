@@ -4,6 +4,7 @@
 #include "LiftTestUtil.h"
 
 #include "llvm/IR/CallingConv.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -315,8 +316,9 @@ TEST(LiftIR, EnvRegsReadTheLoadersWords) {
 }
 
 // An .extern variable declared by one -rdc unit and defined by another, in the module the loader
-// links from them (frontend-ptx/lib/PtxLink.cpp): the definition is the variable, whichever comes first
-// and whatever type and size the declaration gives (NCCL declares `.b8 ncclDevFuncTable[]` for a
+// links from them (frontend-ptx/lib/PtxLink.cpp): the definition is the variable, whichever comes
+// first and whatever type and size the declaration gives (NCCL declares `.b8 ncclDevFuncTable[]`
+// for a
 // `.u64` table of 671 function addresses). With no definition the kernel fails, naming it.
 TEST(LiftIR, ExternVariableIsTheDefinitionOfAnotherUnit) {
   const std::string Decl = ".extern .global .align 8 .b8 tbl[];\n";
@@ -627,11 +629,11 @@ TEST(LiftIR, KernelReachingAFailedFunctionFailsWithItsReason) {
   EXPECT_EQ(L->R.Kernels, std::vector<std::string>{"fine"});
 }
 
-// A function that did not lift may also be reached through its address: taken in the kernel, in
-// a function the kernel calls, or in a variable's initializer (a table for indirect calls). Each
-// such kernel fails with the function's reason; the table still names the function, which stays
-// as a trapping stub so that the module links and the other kernel compiles.
-TEST(LiftIR, KernelTakingAFailedFunctionsAddressFails) {
+// A function that did not lift may also be reached only through its address: taken in the
+// kernel, in a function the kernel calls, or in a variable's initializer (a table for indirect
+// calls). Those kernels compile; the function becomes a stub that prints why through device
+// printf and traps (loader.LinkApi.FunctionThatDidNotLiftTrapsWhenCalledThroughATable runs it).
+TEST(LiftIR, FailedFunctionReachedOnlyByAddressBecomesATrappingStub) {
   std::string Text =
       ".version 8.0\n.target sm_80\n.address_size 64\n"
       ".func bad()\n{\n.reg .b32 %r<3>;\ngetctarank.shared::cluster.u32 %r2, %r1;\nret;\n}\n"
@@ -646,29 +648,35 @@ TEST(LiftIR, KernelTakingAFailedFunctionsAddressFails) {
       ".visible .entry fine(.param .u64 out)\n{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n"
       "ld.param.u64 %rd1, [out];\nmov.u32 %r1, 7;\nst.global.u32 [%rd1], %r1;\nret;\n}\n";
   LIFT_ASSERT_OK_AND_ASSIGN(L, lift("t.ptx", Text));
-  EXPECT_EQ(L->R.Kernels, std::vector<std::string>{"fine"});
-  ASSERT_EQ(L->R.Failures.size(), 3u);
-  std::set<std::string> Failed;
-  for (const auto &F : L->R.Failures) {
-    Failed.insert(F.Kernel);
-    EXPECT_NE(F.Message.find("uses a function that did not lift"), std::string::npos) << F.Message;
-    EXPECT_NE(F.Message.find("getctarank"), std::string::npos) << F.Message;
-  }
-  EXPECT_EQ(Failed, (std::set<std::string>{"in_kernel", "in_callee", "in_table"}));
+  EXPECT_TRUE(L->R.Failures.empty()) << L->R.Failures[0].Message;
+  EXPECT_EQ(L->R.Kernels, (std::vector<std::string>{"in_kernel", "in_callee", "in_table", "fine"}));
   llvm::Function *Bad = L->R.M->getFunction("bad");
-  ASSERT_NE(Bad, nullptr); // the table names it
+  ASSERT_NE(Bad, nullptr);
   EXPECT_FALSE(Bad->isDeclaration());
   EXPECT_TRUE(Bad->hasInternalLinkage());
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  Bad->print(OS);
+  EXPECT_IR_HAS(S, "call i32 @reptx.vprintf(i64 ptrtoint (ptr addrspacecast (ptr addrspace(1) "
+                   "@reptx.did_not_lift.bad to ptr) to i64), i64 0)");
+  EXPECT_IR_HAS(S, "call void @llvm.trap()");
+  llvm::GlobalVariable *Msg = L->R.M->getNamedGlobal("reptx.did_not_lift.bad");
+  ASSERT_NE(Msg, nullptr);
+  auto *Init = llvm::dyn_cast<llvm::ConstantDataArray>(Msg->getInitializer());
+  ASSERT_NE(Init, nullptr);
+  EXPECT_TRUE(Init->getAsCString().starts_with(
+      "reptx: function 'bad', called through its address, was not recompiled: t.ptx:7: "
+      "function 'bad': "))
+      << Init->getAsCString().str();
+  EXPECT_NE(Init->getAsCString().find("getctarank"), llvm::StringRef::npos);
   EXPECT_FALSE(llvm::verifyModule(*L->R.M, &llvm::errs()));
-  // The module links (before, lld stopped at the undefined `bad`), with the kept kernel only.
   backend::CompileOptions Opts;
   Opts.Arch = "gfx942";
   auto Obj = backend::compile(*L->R.M, Opts);
   ASSERT_TRUE(static_cast<bool>(Obj)) << llvm::toString(Obj.takeError());
   auto CO = emulator::CodeObject::load(Obj->Bytes);
   ASSERT_TRUE(static_cast<bool>(CO)) << llvm::toString(CO.takeError());
-  ASSERT_EQ((*CO)->kernels().size(), 1u);
-  EXPECT_NE((*CO)->findKernel("fine"), nullptr);
+  EXPECT_EQ((*CO)->kernels().size(), 4u);
 }
 
 TEST(LiftIR, NamedBarriersAndReductionsAreReptxIntrinsics) {

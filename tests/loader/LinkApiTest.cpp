@@ -398,6 +398,92 @@ TEST_F(LinkApi, UnsizedExternArrayIsTheOtherUnitsTable) {
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
 }
 
+// One entry of a function table did not lift (getctarank: clusters are not supported): the
+// kernel that dispatches through the table still compiles; the good entry runs, and calling the
+// bad one prints why (device printf) and fails the launch.
+const char *PartialTablePtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+
+.func (.param .b32 r) good(.param .b32 x)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [x];
+  mul.lo.s32 %r2, %r1, 7;
+  st.param.b32 [r], %r2;
+  ret;
+}
+.func (.param .b32 r) bad(.param .b32 x)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [x];
+  getctarank.shared::cluster.u32 %r2, %r1;
+  st.param.b32 [r], %r2;
+  ret;
+}
+.global .align 8 .u64 ops[2] = {good, bad};
+
+.visible .entry dispatch(.param .u64 out, .param .u32 sel)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [sel];
+  mov.u64 %rd2, ops;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  mov.u32 %r2, %tid.x;
+  {
+    .param .b32 a0;
+    .param .b32 rv;
+    st.param.b32 [a0], %r2;
+    proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+    call (rv), %rd5, (a0), proto;
+    ld.param.b32 %r3, [rv];
+  }
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r3;
+  ret;
+}
+)";
+
+TEST_F(LinkApi, FunctionThatDidNotLiftTrapsWhenCalledThroughATable) {
+  CUcontext Ctx;
+  ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, PartialTablePtx), CUDA_SUCCESS);
+  CUfunction F;
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "dispatch"), CUDA_SUCCESS);
+  CUdeviceptr Out;
+  ASSERT_EQ(cuMemAlloc_v2(&Out, 64 * 4), CUDA_SUCCESS);
+  uint64_t OutArg = Out;
+  uint32_t Sel = 0;
+  void *Params[] = {&OutArg, &Sel};
+  ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 64, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  std::vector<int32_t> H(64);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out, 64 * 4), CUDA_SUCCESS);
+  for (int32_t I = 0; I < 64; ++I)
+    ASSERT_EQ(H[I], 7 * I) << I;
+  Sel = 1;
+  testing::internal::CaptureStdout();
+  CUresult Launch = cuLaunchKernel(F, 1, 1, 1, 64, 1, 1, 0, nullptr, Params, nullptr);
+  CUresult Sync = cuCtxSynchronize();
+  std::string Printed = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(Launch, CUDA_SUCCESS);
+  EXPECT_NE(Sync, CUDA_SUCCESS);
+  EXPECT_NE(Printed.find("reptx: function 'bad', called through its address, was not "
+                         "recompiled: "),
+            std::string::npos)
+      << Printed;
+  EXPECT_NE(Printed.find("getctarank.shared::cluster.u32 %r2, %r1;"), std::string::npos) << Printed;
+  cuCtxDestroy_v2(Ctx);
+}
+
 TEST_F(LinkApi, UnresolvedExternIsALinkError) {
   LinkLogs Logs;
   CUlinkState S;

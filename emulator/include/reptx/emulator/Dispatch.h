@@ -97,6 +97,7 @@ struct Fault {
   std::optional<unsigned> Lane;    // for per-lane faults
   uint64_t Pc = 0;                 // code object virtual address of the instruction
   uint64_t KernelOffset = 0;       // Pc relative to the kernel's entry
+  bool InKernel = true;            // Pc is in the kernel's own code, not a function it called
   std::string Instruction;         // the instruction as LLVM's AMDGPU printer writes it
   std::string Mnemonic;            // its mnemonic (for unsupported instructions)
   std::optional<uint64_t> Address; // faulting memory address
