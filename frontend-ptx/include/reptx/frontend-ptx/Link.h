@@ -48,7 +48,10 @@ bool linksRdcUnits(const fatbin::FatbinFile &F);
 /// makes (fatbin::bestPtxEntry for every unit; none where a unit has nothing it can use), over
 /// every capability where a choice can change. Units in section order, which is their link order
 /// and so the order in which their registrations fill the prelinked list at start-up. Empty when
-/// F has no relocatable units or does not link them.
+/// F has no relocatable units or does not link them. All of F's units make one image: nvcc's one
+/// device link per executable or library (a file built from several separately device-linked
+/// parts, with several version-2 wrappers, would need the registration code read to split them;
+/// not handled).
 std::vector<RdcImage> rdcImages(const fatbin::FatbinFile &F);
 
 /// The linked text of an image (linkPtx over its entries' PTX; entries named as F describes them).
