@@ -185,19 +185,24 @@ std::vector<std::vector<std::string>> planModuleParts(const ptx::Module &PM,
   llvm::sort(Fns, [](const ptx::Function *A, const ptx::Function *B) {
     return A->L.Offset < B->L.Offset;
   });
-  // A kernel's size: from its start to the next function's (or the end of the text).
+  // A function's size: from its start to the next function's (or the end of the text).
   std::vector<std::pair<std::string, size_t>> Kernels;
-  size_t Total = 0;
+  size_t Total = 0, Functions = 0;
   for (size_t I = 0; I < Fns.size(); ++I) {
-    if (!Fns[I]->IsEntry || !Sel.selects(Fns[I]->Name))
-      continue;
     size_t End = I + 1 < Fns.size() ? Fns[I + 1]->L.Offset : PM.source().size();
     size_t Size = End > Fns[I]->L.Offset ? End - Fns[I]->L.Offset : 0;
+    if (!Fns[I]->IsEntry) {
+      Functions += Size;
+      continue;
+    }
+    if (!Sel.selects(Fns[I]->Name))
+      continue;
     Kernels.emplace_back(Fns[I]->Name.str(), Size);
     Total += Size;
   }
-  // N parts of about Total / N bytes each.
-  size_t N = std::min(Kernels.size(), std::max<size_t>(1, Total / PartBytes));
+  // N parts of about Total / N bytes each; one when the functions, which parts share, weigh more.
+  size_t N =
+      Functions > Total ? 1 : std::min(Kernels.size(), std::max<size_t>(1, Total / PartBytes));
   std::vector<std::vector<std::string>> Parts(1);
   size_t Sum = 0;
   for (auto &[Name, Size] : Kernels) {

@@ -133,6 +133,15 @@ TEST(ModuleParts, PlanFollowsPtxSizeNotThreads) {
 )");
   ASSERT_TRUE(Small.ok());
   EXPECT_EQ(backend::planModuleParts(*Small.M), (Plan{{"a", "b"}}));
+  // Functions that outweigh the kernels (each ~300 kB of text here; 1.2 MB of kernels, 1.5 MB of
+  // .func) would be carried by every part: one part.
+  std::string WithFunctions = Text;
+  for (int I = 0; I < 5; ++I)
+    WithFunctions += ".func f" + std::to_string(I) + "()\n{\n  ret;\n}\n" +
+                     std::string(300u << 10, ' ') + "\n";
+  ptx::ParseResult F = ptx::parse("functions.ptx", WithFunctions);
+  ASSERT_TRUE(F.ok()) << llvm::toString(ptx::toError(F));
+  EXPECT_EQ(backend::planModuleParts(*F.M), (Plan{{"k_store", "k_load", "k_bad", "k_twice"}}));
 }
 
 class ModulePartsExec : public ::testing::TestWithParam<const char *> {};
