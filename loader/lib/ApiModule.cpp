@@ -608,11 +608,11 @@ CUresult cuLibraryLoadFromFile(CUlibrary *Lib, const char *File, CUjit_option *J
   return CUDA_SUCCESS;
 }
 
-CUresult cuLibraryUnload(CUlibrary Lib) {
-  REPTX_TRACE(cuLibraryUnload, Lib);
-  Library *L = asLibrary(Lib);
-  if (!L)
-    return CUDA_ERROR_INVALID_HANDLE;
+void loader::unloadLibrary(Library *L) {
+  if (L->Owner) {
+    std::lock_guard<std::mutex> G(L->Owner->ModulesMutex);
+    L->Owner->Modules.erase(L);
+  }
   if (L->Dev && L->Code)
     printfDetach(*L->Dev, *L->Code); // prints what its kernels left in the printf FIFO
   if (L->Dev)
@@ -620,6 +620,14 @@ CUresult cuLibraryUnload(CUlibrary Lib) {
       llvm::consumeError(L->Dev->Backend->release(Alloc.first));
   L->T = Tag{};
   delete L;
+}
+
+CUresult cuLibraryUnload(CUlibrary Lib) {
+  REPTX_TRACE(cuLibraryUnload, Lib);
+  Library *L = asLibrary(Lib);
+  if (!L)
+    return CUDA_ERROR_INVALID_HANDLE;
+  unloadLibrary(L);
   return CUDA_SUCCESS;
 }
 
@@ -703,6 +711,11 @@ CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
   Library *L;
   if (CUresult R = loadLibrary(Image, L))
     return R;
+  L->Owner = C;
+  {
+    std::lock_guard<std::mutex> G(C->ModulesMutex);
+    C->Modules.insert(L);
+  }
   *Mod = reinterpret_cast<CUmodule>(L);
   return CUDA_SUCCESS;
 }

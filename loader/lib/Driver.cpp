@@ -136,6 +136,16 @@ void Driver::destroyContext(Context *C) {
   for (auto &[Key, E] : Cls)
     if (E.Dtor)
       E.Dtor(reinterpret_cast<CUcontext>(C), Key, E.Value);
+  // Its modules go with it, as CUDA destroys a context's resources.
+  std::set<Library *> Modules;
+  {
+    std::lock_guard<std::mutex> G(C->ModulesMutex);
+    Modules.swap(C->Modules);
+  }
+  for (Library *L : Modules) {
+    L->Owner = nullptr;
+    unloadLibrary(L);
+  }
   auto &S = contextStack();
   S.erase(std::remove(S.begin(), S.end(), C), S.end());
   delete C;

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -40,6 +41,8 @@ struct ClsEntry {
   void (*Dtor)(CUcontext, void *, void *) = nullptr;
 };
 
+struct Library;
+
 struct Context {
   Tag T = Tag::Context;
   Device *Dev = nullptr;
@@ -51,6 +54,10 @@ struct Context {
   std::unordered_map<void *, ClsEntry> Cls;
   std::mutex LimitMutex;
   std::map<int, size_t> Limits;
+  // The modules loaded in it (cuModuleLoad*), which cuCtxDestroy unloads; libraries
+  // (cuLibraryLoad*) belong to no context.
+  std::mutex ModulesMutex;
+  std::set<Library *> Modules;
 };
 
 struct Device {
@@ -116,7 +123,12 @@ struct Library {
   Device *Dev = nullptr;
   std::map<std::string, std::unique_ptr<Kernel>, std::less<>> Kernels;
   std::map<std::string, std::pair<uint64_t, uint64_t>, std::less<>> Fallbacks; // globals
+  Context *Owner = nullptr; // the context of a module (cuModuleLoad*); null for a library
 };
+
+/// cuLibraryUnload/cuModuleUnload: prints what its kernels left in the printf FIFO, releases its
+/// device memory and deletes it (ApiModule.cpp).
+void unloadLibrary(Library *L);
 
 class Driver {
 public:
