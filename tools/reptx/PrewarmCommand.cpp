@@ -223,8 +223,8 @@ void Prewarm::addFile(const fs::path &P) {
 }
 
 /// The -rdc images of an executable or shared library (ptx::rdcImages): one module each, the
-/// one the loader links when the program registers its image, once for each PTX target among
-/// the units (a device's compute capability decides which entry of a unit is best).
+/// one the loader links when the program registers its image, once for each distinct choice of
+/// entries that a device's compute capability makes.
 void Prewarm::addLinkedImages(size_t FileIndex) {
   const fatbin::FatbinFile &File = Files[FileIndex];
   for (ptx::RdcImage &I : ptx::rdcImages(File)) {
