@@ -137,8 +137,8 @@ TEST(ModuleParts, PlanFollowsPtxSizeNotThreads) {
   // .func) would be carried by every part: one part.
   std::string WithFunctions = Text;
   for (int I = 0; I < 5; ++I)
-    WithFunctions += ".func f" + std::to_string(I) + "()\n{\n  ret;\n}\n" +
-                     std::string(300u << 10, ' ') + "\n";
+    WithFunctions +=
+        ".func f" + std::to_string(I) + "()\n{\n  ret;\n}\n" + std::string(300u << 10, ' ') + "\n";
   ptx::ParseResult F = ptx::parse("functions.ptx", WithFunctions);
   ASSERT_TRUE(F.ok()) << llvm::toString(ptx::toError(F));
   EXPECT_EQ(backend::planModuleParts(*F.M), (Plan{{"k_store", "k_load", "k_bad", "k_twice"}}));
