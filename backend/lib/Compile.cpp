@@ -355,6 +355,12 @@ Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
       return createStringError(EC, "cannot write " + In);
     const std::vector<char> &Bytes = Merged.empty() ? Objects[I].Bytes : Merged[I];
     OS.write(Bytes.data(), Bytes.size());
+    // A full disk is an error for this compile, not an LLVM fatal error when OS is destroyed.
+    OS.close();
+    if (std::error_code WEC = OS.error()) {
+      OS.clear_error();
+      return createStringError(WEC, "cannot write " + In);
+    }
     Inputs.push_back(In.str().str());
   }
   std::string Diag;
@@ -373,6 +379,11 @@ Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
     if (EC)
       return createStringError(EC, "cannot write " + Script);
     OS << "OVERWRITE_SECTIONS {\n  .text : { *(.text .text.*) } =0x000080BF\n}\n";
+    OS.close();
+    if (std::error_code WEC = OS.error()) {
+      OS.clear_error();
+      return createStringError(WEC, "cannot write " + Script);
+    }
     Args.push_back("-T");
     Args.push_back(Script.c_str());
   }

@@ -126,7 +126,16 @@ int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
     {
       std::error_code EC;
       llvm::raw_fd_ostream OS(Path, EC);
-      OS << T.Body;
+      if (!EC) {
+        OS << T.Body;
+        OS.close();
+        EC = OS.error();
+        OS.clear_error();
+      }
+      if (EC) {
+        llvm::errs() << "cannot write " << Path << ": " << EC.message() << "\n";
+        return 1;
+      }
     }
     std::string ArchFlag = "-arch=" + M[1].str();
     llvm::SmallString<128> Out(Dir);
@@ -303,6 +312,7 @@ int main(int argc, char **argv) {
   };
   std::vector<Stats> Per(ArchList.size());
   std::mutex Mu;
+  std::atomic<bool> WriteFailed{false};
   auto Start = std::chrono::steady_clock::now();
   llvm::parallelFor(0, Texts.size() * ArchList.size(), [&](size_t Job) {
     const Text &T = Texts[Job / ArchList.size()];
@@ -347,12 +357,21 @@ int main(int argc, char **argv) {
       llvm::sys::path::append(Out, llvm::utohexstr(T.Hash) + "." + Opts.Arch + ".hsaco");
       std::error_code EC;
       llvm::raw_fd_ostream OS(Out, EC);
-      if (!EC)
+      if (!EC) {
         OS.write(reinterpret_cast<const char *>(CO->CodeObject.data()), CO->CodeObject.size());
+        OS.close();
+        EC = OS.error();
+        OS.clear_error();
+      }
+      if (EC) {
+        std::lock_guard<std::mutex> G(Mu);
+        llvm::errs() << "cannot write " << Out << ": " << EC.message() << "\n";
+        WriteFailed = true;
+      }
     }
   });
   double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  bool Ok = true;
+  bool Ok = !WriteFailed;
   llvm::outs() << Texts.size() << " unique PTX texts"
                << (All ? "" : " (fixed sample, every k-th by content hash)") << ", "
                << llvm::format("%.1f", Secs) << " s with " << Jobs << " threads\n";

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `reptx compile` end to end: a PTX file for two targets, the sample binary, --emit-llvm, and a
-# module where one kernel fails to lift (exit code 2, the other kernel still compiled).
+# module where one kernel fails to lift (exit code 2, the other kernel still compiled), and a
+# full disk.
 set -eu
 REPTX=$1
 KERNELS=$2
@@ -46,6 +47,17 @@ test "$rc" = 2
 grep -q "bad.ptx:8: kernel 'bad'" "$T/err"
 grep -q "getctarank" "$T/err"
 test -s "$T/bad.hsaco"
+
+# A full disk (/dev/full) is an error naming the file, not an LLVM fatal error.
+rc=0
+"$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx942 -o /dev/full > /dev/null 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "/dev/full: No space left on device" "$T/err"
+if grep -q "LLVM ERROR" "$T/err"; then exit 1; fi
+rc=0
+"$REPTX" compile "$KERNELS/int_mix.ptx" --emit-llvm -o /dev/full 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "/dev/full: No space left on device" "$T/err"
 
 rc=0
 "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx803 2> /dev/null || rc=$?

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
 
 #include <functional>
 
@@ -25,5 +27,8 @@ Runner addCensusCommand(CLI::App &App);
 
 /// Prints "reptx: error: MSG" to stderr.
 void reportError(const std::string &Msg);
+
+/// Writes Bytes to Path (created or truncated). Fails, a full disk included, with "PATH: WHY".
+llvm::Error writeFile(const std::string &Path, llvm::StringRef Bytes);
 
 } // namespace reptx::tool

@@ -84,17 +84,6 @@ llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
   return Inputs;
 }
 
-bool writeFile(const std::string &Path, llvm::ArrayRef<uint8_t> Bytes) {
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_None);
-  if (EC) {
-    reportError(Path + ": " + EC.message());
-    return false;
-  }
-  OS.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
-  return true;
-}
-
 int runCompile(const CompileOpts &O) {
   llvm::SmallVector<llvm::StringRef, 4> Archs;
   llvm::StringRef(O.Archs).split(Archs, ',', -1, false);
@@ -154,6 +143,14 @@ int runCompile(const CompileOpts &O) {
       }
       Lifted->M->print(IROut ? *IROut : llvm::outs(), nullptr);
     }
+    if (IROut) {
+      IROut->close();
+      if (std::error_code EC = IROut->error()) {
+        IROut->clear_error();
+        reportError(O.Output + ": " + EC.message());
+        Ok = false;
+      }
+    }
     return Ok ? ExitOk : ExitBadInput;
   }
   // Compiles go through the cache (unless --no-cache) and run in the compile worker, so a crash
@@ -201,9 +198,10 @@ int runCompile(const CompileOpts &O) {
         llvm::sys::path::append(P, Stem + "." + Arch.str() + ".hsaco");
         Path = std::string(P);
       }
-      if (!writeFile(Path, llvm::ArrayRef<uint8_t>(
-                               reinterpret_cast<const uint8_t *>(Obj->CodeObject.data()),
-                               Obj->CodeObject.size()))) {
+      if (llvm::Error E = writeFile(
+              Path, llvm::StringRef(reinterpret_cast<const char *>(Obj->CodeObject.data()),
+                                    Obj->CodeObject.size()))) {
+        reportError(llvm::toString(std::move(E)));
         Ok = false;
         continue;
       }

@@ -198,13 +198,11 @@ int runEmulate(const EmulateOpts &O) {
       reportError(llvm::toString(std::move(E)));
       return ExitBadInput;
     }
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Out.File, EC);
-    if (EC) {
-      reportError(Out.File + ": " + EC.message());
+    if (llvm::Error E = writeFile(
+            Out.File, llvm::StringRef(reinterpret_cast<const char *>(Data.data()), Data.size()))) {
+      reportError(llvm::toString(std::move(E)));
       return ExitBadInput;
     }
-    OS.write(reinterpret_cast<const char *>(Data.data()), Data.size());
   }
   llvm::outs() << fmt::format("{}: {} work-group(s), {} wave(s), {} wave instruction(s) in "
                               "{:.3f} s ({:.1f} M wave-instructions/s)\n",

@@ -25,6 +25,20 @@ void reportError(const std::string &Msg) {
   llvm::WithColor::error(llvm::errs(), "reptx") << Msg << "\n";
 }
 
+llvm::Error writeFile(const std::string &Path, llvm::StringRef Bytes) {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_None);
+  if (!EC) {
+    OS << Bytes;
+    OS.close();
+    EC = OS.error();
+    OS.clear_error(); // returned here, not an LLVM fatal error when OS is destroyed
+  }
+  if (EC)
+    return llvm::createStringError(EC, Path + ": " + EC.message());
+  return llvm::Error::success();
+}
+
 namespace {
 
 std::string versionString(const Entry &E) { return fmt::format("{}.{}", E.Major, E.Minor); }
@@ -303,21 +317,11 @@ int runExtract(const ExtractOptions &O) {
     if (T.E->Kind == EntryKind::PTX)
       Bytes = Bytes.take_front(strnlen(Bytes.data(), Bytes.size()));
     std::string Path = (llvm::Twine(O.OutDir) + "/" + T.Name).str();
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Path, EC);
-    if (!EC) {
-      OS << Bytes;
-      OS.close();
-      EC = OS.error();
-    }
-    if (EC)
-      return Report(Path + ": " + EC.message());
-    if (T.E->Kind == EntryKind::PTX && !T.E->Aux.empty()) {
-      llvm::raw_fd_ostream Opt(Path + ".options", EC);
-      if (EC)
-        return Report(Path + ".options: " + EC.message());
-      Opt << llvm::StringRef(T.E->Aux.c_str());
-    }
+    if (llvm::Error E = writeFile(Path, Bytes))
+      return Report(llvm::toString(std::move(E)));
+    if (T.E->Kind == EntryKind::PTX && !T.E->Aux.empty())
+      if (llvm::Error E = writeFile(Path + ".options", llvm::StringRef(T.E->Aux.c_str())))
+        return Report(llvm::toString(std::move(E)));
   });
   if (Failed)
     Ok = false;
