@@ -1100,7 +1100,7 @@ private:
         Statement D;
         D.L = {Cur.Offset};
         D.K = Statement::Directive;
-        D.R = rawToSemicolon();
+        D.R = parseTargetList();
         push(S);
         if (!D.R)
           return false;
@@ -1154,20 +1154,31 @@ private:
     return false;
   }
 
-  const RawDirective *rawToSemicolon() {
+  /// `.branchtargets L0, L1, ...;` or `.calltargets f0, f1, ...;` (PTX ISA, "Control Flow
+  /// Directives"): names separated by commas. Kept as a directive whose text is the normalized
+  /// list ("NAME A, B"), which the printer writes back and the lifter reads; anything else in it
+  /// is an error.
+  const RawDirective *parseTargetList() {
     uint32_t Start = Cur.Offset;
     Symbol Name = M.intern(Cur.Text);
-    uint32_t End = Start; // after the last token, so a comment before the ';' stays out
-    while (Cur.K != Tok::Eof && !Cur.is(';') && !Cur.is('}')) {
-      End = Cur.Offset + uint32_t(Cur.Text.size());
+    advance();
+    std::string Text = Name.str();
+    for (bool First = true;; First = false) {
+      if (Cur.K != Tok::Ident) {
+        error(llvm::formatv("expected a name in the {0} list, found {1}", Name, describe(Cur)));
+        return nullptr;
+      }
+      Text += (First ? " " : ", ") + Cur.Text.str();
       advance();
+      if (!accept(','))
+        break;
     }
     if (!expect(';', "to end the directive"))
       return nullptr;
     auto *R = M.make<RawDirective>();
     R->L = {Start};
     R->Name = Name;
-    R->Text = M.source().slice(Start, End).rtrim();
+    R->Text = M.intern(Text);
     return R;
   }
 

@@ -691,7 +691,7 @@ void FunctionLifter::collectLabels(const ptx::Block &Blk) {
         ++ByName.second;
       }
       // `name: .branchtargets L0, L1, ...;` — a label statement followed by the directive,
-      // whose text the parser keeps verbatim (and has checked: labels separated by commas).
+      // whose text the parser has checked and normalized (".branchtargets A, B").
       const ptx::Statement *Next = K + 1 < Blk.Body.size() ? &Blk.Body[K + 1] : nullptr;
       if (Next && Next->K == ptx::Statement::Directive && Next->R->Name == ".branchtargets") {
         StringRef List = Next->R->Text;
