@@ -37,6 +37,20 @@ Value *implicitField(IRBuilder<> &B, unsigned Offset, Type *Ty) {
   return invariantField(B, Intrinsic::amdgcn_implicitarg_ptr, Offset, Ty);
 }
 
+// The values a launch can give (V, a call or a load, holds them for every kernel): the loader
+// refuses blocks over CUDA's limits (x and y 1024, z 64) and grids over 2^31 - 1 by 65535 by
+// 65535, as cuLaunchKernel does. Known bounds let the optimizer prove what nvcc's code assumes
+// (an index scaled by 4 fits below an LDS tile, so an add is an or; a product does not wrap).
+Value *inRange(Value *V, uint64_t Lo, uint64_t Hi) {
+  unsigned Bits = V->getType()->getIntegerBitWidth();
+  if (auto *CI = dyn_cast<CallInst>(V))
+    CI->addRangeRetAttr(ConstantRange(APInt(Bits, Lo), APInt(Bits, Hi)));
+  else if (auto *LI = dyn_cast<LoadInst>(V))
+    LI->setMetadata(LLVMContext::MD_range,
+                    MDBuilder(V->getContext()).createRange(APInt(Bits, Lo), APInt(Bits, Hi)));
+  return V;
+}
+
 } // namespace
 
 Error defineIntrinsics(Module &M, unsigned CodeObjectVersion) {
@@ -105,25 +119,28 @@ Error defineIntrinsics(Module &M, unsigned CodeObjectVersion) {
       static const Intrinsic::ID Ctaid[] = {Intrinsic::amdgcn_workgroup_id_x,
                                             Intrinsic::amdgcn_workgroup_id_y,
                                             Intrinsic::amdgcn_workgroup_id_z};
+      const uint64_t MaxBlock = D == 2 ? 64 : 1024, MaxGrid = D == 0 ? 0x7fffffff : 65535;
       Value *V;
       if (Reg == "tid") {
-        V = B.CreateIntrinsic(Tid[D], {});
+        V = inRange(B.CreateIntrinsic(Tid[D], {}), 0, MaxBlock);
       } else if (Reg == "ctaid") {
-        V = B.CreateIntrinsic(Ctaid[D], {});
+        V = inRange(B.CreateIntrinsic(Ctaid[D], {}), 0, MaxGrid);
       } else if (Reg == "ntid" && CodeObjectVersion >= 5) {
         // Code object v5+: hidden_group_size_x/y/z, u16 at bytes 12, 14, 16 of the implicit
         // kernel arguments. Read there rather than from the packet, the kernel needs no
         // dispatch pointer (two user SGPRs) for its block size, as clang's HIP kernels do not.
         F.setMemoryEffects(MemoryEffects::readOnly());
-        V = B.CreateZExt(implicitField(B, 12 + 2 * D, B.getInt16Ty()), B.getInt32Ty());
+        V = B.CreateZExt(inRange(implicitField(B, 12 + 2 * D, B.getInt16Ty()), 1, MaxBlock + 1),
+                         B.getInt32Ty());
       } else if (Reg == "ntid") {
         F.setMemoryEffects(MemoryEffects::readOnly());
-        V = B.CreateZExt(dispatchField(B, 4 + 2 * D, B.getInt16Ty()), B.getInt32Ty());
+        V = B.CreateZExt(inRange(dispatchField(B, 4 + 2 * D, B.getInt16Ty()), 1, MaxBlock + 1),
+                         B.getInt32Ty());
       } else if (Reg == "nctaid" && CodeObjectVersion >= 5) {
         // Code object v5+: hidden_block_count_x/y/z, the first implicit kernel arguments
         // (AMDGPUUsage, "Code Object V5 Metadata"), filled by the runtime.
         F.setMemoryEffects(MemoryEffects::readOnly());
-        V = implicitField(B, 4 * D, B.getInt32Ty());
+        V = inRange(implicitField(B, 4 * D, B.getInt32Ty()), 1, MaxGrid + 1);
       } else if (Reg == "nctaid") {
         F.setMemoryEffects(MemoryEffects::readOnly());
         // The packet holds the grid in work-items; a partial last work-group still counts.

@@ -511,10 +511,12 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     }();
     MPM.run(*M, MAM);
   }
-  // Where nvcc's address arithmetic is computed (ValuePlacement.h): once for sibling blocks, and
-  // next to the loads and stores it feeds.
+  // Where kernel arguments are loaded (where they are used) and nvcc's address arithmetic is
+  // computed (ValuePlacement.h): once for sibling blocks, and next to the loads and stores it
+  // feeds.
   for (Function &F : *M)
     if (!F.isDeclaration()) {
+      loadArgumentsWhereUsed(F);
       hoistCommonValues(F);
       sinkToFirstUse(F);
       // Our own IR surgery is checked like the prepared module (code generation does not verify).

@@ -21,7 +21,9 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicsAMDGPU.h"
 
 #include <algorithm>
 #include <map>
@@ -220,6 +222,106 @@ static bool hoistCommonValuesOnce(Function &F) {
       }
   }
   return Changed;
+}
+
+bool loadArgumentsWhereUsed(Function &F) {
+  if (F.getCallingConv() != CallingConv::AMDGPU_KERNEL || F.isDeclaration())
+    return false;
+  const DataLayout &DL = F.getDataLayout();
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  BasicBlock *Entry = &F.getEntryBlock();
+  // Out of every loop: an argument is invariant, and a loop would load it on each iteration.
+  auto OutOfLoops = [&](BasicBlock *B) {
+    while (Loop *L = LI.getLoopFor(B))
+      B = DT.getNode(L->getHeader())->getIDom()->getBlock();
+    return B;
+  };
+  struct Moved {
+    Argument *A;
+    uint64_t Offset;
+    Align ArgAlign;
+    BasicBlock *Where;
+    SmallVector<Instruction *, 4> Casts; // move with the load, in order
+  };
+  SmallVector<Moved, 8> Args;
+  BasicBlock *All = nullptr; // the nearest common dominator of every moved argument's place
+  uint64_t Offset = 0;
+  for (Argument &A : F.args()) {
+    Type *T = A.getType();
+    // The argument's place in the segment, as AMDGPU's lowering computes it.
+    Align ArgAlign = DL.getABITypeAlign(T);
+    uint64_t At = alignTo(Offset, ArgAlign);
+    Offset = At + DL.getTypeAllocSize(T);
+    // Scalars of 4 bytes or more: scalar loads read dwords, and the lowering widens narrower
+    // arguments to one.
+    if (A.use_empty() || !(T->isIntegerTy() || T->isFloatingPointTy() || T->isPointerTy()) ||
+        DL.getTypeStoreSize(T) < 4 || A.hasByRefAttr() || A.hasInRegAttr())
+      continue;
+    // The uses, looking through the casts that only change how the value is seen (nvcc's
+    // cvta.to.global, which the optimizer hoists to the entry block: inttoptr, addrspacecast,
+    // ptrtoint), which move along.
+    BasicBlock *Where = nullptr;
+    bool Reachable = true;
+    SmallVector<Instruction *, 4> Casts;
+    SmallVector<Value *, 4> Work = {&A};
+    while (Reachable && !Work.empty()) {
+      Value *V = Work.pop_back_val();
+      for (const Use &U : V->uses()) {
+        auto *I = dyn_cast<Instruction>(U.getUser());
+        if (!I) {
+          Reachable = false;
+          break;
+        }
+        if (isa<IntToPtrInst, PtrToIntInst, AddrSpaceCastInst, BitCastInst>(I)) {
+          Casts.push_back(I);
+          Work.push_back(I);
+          continue;
+        }
+        BasicBlock *B = I->getParent();
+        if (auto *Phi = dyn_cast<PHINode>(I))
+          B = Phi->getIncomingBlock(U);
+        if (!DT.isReachableFromEntry(B)) {
+          Reachable = false;
+          break;
+        }
+        Where = Where ? DT.findNearestCommonDominator(Where, B) : B;
+      }
+    }
+    if (!Reachable || !Where)
+      continue;
+    Where = OutOfLoops(Where);
+    if (Where == Entry)
+      continue; // where the lowering loads it anyway
+    Args.push_back({&A, At, ArgAlign, Where, std::move(Casts)});
+    All = All ? DT.findNearestCommonDominator(All, Where) : Where;
+  }
+  if (Args.empty())
+    return false;
+  // Arguments that all sit below one block other than the entry load there together, one
+  // merged load and one wait, as machine sinking would place their merged load; only those whose
+  // places share nothing but the entry load each in its own place.
+  All = OutOfLoops(All);
+  IRBuilder<> EB(Entry, Entry->getFirstInsertionPt());
+  Value *Segment = EB.CreateIntrinsic(Intrinsic::amdgcn_kernarg_segment_ptr, {});
+  DenseMap<BasicBlock *, Instruction *> Last; // in argument order at the top of each block
+  for (const Moved &M : Args) {
+    BasicBlock *Where = All == Entry ? M.Where : All;
+    Instruction *&After = Last[Where];
+    IRBuilder<> B(Where, After ? std::next(After->getIterator()) : Where->getFirstInsertionPt());
+    Value *Ptr =
+        B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Segment, M.Offset, M.A->getName() + ".kernarg");
+    LoadInst *L = B.CreateAlignedLoad(M.A->getType(), Ptr, M.ArgAlign, M.A->getName() + ".load");
+    L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(F.getContext(), {}));
+    M.A->replaceAllUsesWith(L);
+    // Each cast after its operand (the walk found them operand first).
+    After = L;
+    for (Instruction *C : M.Casts) {
+      C->moveAfter(After);
+      After = C;
+    }
+  }
+  return true;
 }
 
 bool hoistCommonValues(Function &F) {

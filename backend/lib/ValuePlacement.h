@@ -1,5 +1,5 @@
 // Where values are computed, after the O3 pipeline and before code generation: compileObject
-// runs hoistCommonValues, then sinkToFirstUse, on every function.
+// runs loadArgumentsWhereUsed, hoistCommonValues, then sinkToFirstUse, on every function.
 #pragma once
 
 namespace llvm {
@@ -24,5 +24,14 @@ void sinkToFirstUse(llvm::Function &F);
 /// grows around a loop. Repeats until nothing moves (at most 8 rounds), so whole expressions
 /// follow their operands; deterministic (groups in program order). Returns whether anything moved.
 bool hoistCommonValues(llvm::Function &F);
+
+/// Loads each kernel argument that the entry block does not use from the kernarg segment where
+/// it is needed: in the nearest common dominator of its uses, outside every loop. AMDGPU's
+/// argument lowering loads them all in the entry block, where the load-store vectorizer merges
+/// neighbours (two pointers into one s_load_dwordx4) whose halves then cross into the blocks
+/// using them, copied into VGPRs; clang's kernels, whose restrict pointers the lowering leaves
+/// alone, get each pointer loaded where it is used. Offsets are the kernarg layout of the
+/// arguments' types (natural alignment, in order). Returns whether anything changed.
+bool loadArgumentsWhereUsed(llvm::Function &F);
 
 } // namespace reptx::backend

@@ -753,6 +753,89 @@ TEST_P(LiftExec, VectorLoadsAndLoop) {
   }
 }
 
+TEST_P(LiftExec, KernelArgumentsLoadedWhereUsed) {
+  // Parameters of every width with alignment gaps (n at 0, scale at 8, small at 16, out at 24,
+  // bias at 32, out2 at 40, k at 48), read only under a bounds check and in a loop under a
+  // second one: the backend loads them there from the kernarg segment (ValuePlacement.h),
+  // which must find each at the offset the launch put it.
+  std::string Text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry args(.param .u32 n, .param .f64 scale, .param .u16 small, .param .u64 out,
+                     .param .f32 bias, .param .u64 out2, .param .u32 k)
+{
+.reg .pred %p<4>;
+.reg .b16 %h<2>;
+.reg .b32 %r<8>;
+.reg .f32 %f<3>;
+.reg .f64 %fd<4>;
+.reg .b64 %rd<7>;
+mov.u32 %r1, %tid.x;
+ld.param.u32 %r2, [n];
+setp.ge.u32 %p1, %r1, %r2;
+@%p1 bra DONE;
+ld.param.f64 %fd1, [scale];
+ld.param.u16 %h1, [small];
+ld.param.u64 %rd1, [out];
+cvta.to.global.u64 %rd1, %rd1;
+cvt.rn.f64.u32 %fd2, %r1;
+cvt.u32.u16 %r3, %h1;
+cvt.rn.f64.u32 %fd3, %r3;
+fma.rn.f64 %fd2, %fd2, %fd1, %fd3;
+mul.wide.u32 %rd2, %r1, 8;
+add.s64 %rd3, %rd1, %rd2;
+st.global.f64 [%rd3], %fd2;
+and.b32 %r4, %r1, 1;
+setp.eq.u32 %p2, %r4, 0;
+@%p2 bra DONE;
+ld.param.f32 %f1, [bias];
+ld.param.u64 %rd4, [out2];
+ld.param.u32 %r5, [k];
+cvta.to.global.u64 %rd4, %rd4;
+mov.f32 %f2, 0f00000000;
+mov.u32 %r6, 0;
+LOOP:
+add.f32 %f2, %f2, %f1;
+add.u32 %r6, %r6, 1;
+setp.lt.u32 %p3, %r6, %r5;
+@%p3 bra LOOP;
+mul.wide.u32 %rd5, %r1, 4;
+add.s64 %rd6, %rd4, %rd5;
+st.global.f32 [%rd6], %f2;
+DONE:
+ret;
+}
+)";
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("args.ptx", Text, arch(), 5));
+  const uint32_t N = 45, Block = 64; // one partial work-group: threads 45..63 skip everything
+  const double Scale = 0.375;
+  const uint16_t Small = 1234;
+  const float Bias = 0.25f;
+  const uint32_t K = 5;
+  Device Dev;
+  LIFT_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(Block * sizeof(double), "out"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DOut2, Dev.allocate(Block * sizeof(float), "out2"));
+  auto P = DispatchParams::blocks("args", {1, 1, 1}, {Block, 1, 1},
+                                  KernargBuilder()
+                                      .add(N)
+                                      .add(Scale)
+                                      .add(Small)
+                                      .addPointer(DOut)
+                                      .add(Bias)
+                                      .addPointer(DOut2)
+                                      .add(K)
+                                      .take());
+  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+  (void)R;
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<double>(DOut, Block));
+  LIFT_ASSERT_OK_AND_ASSIGN(Out2, Dev.readArray<float>(DOut2, Block));
+  for (uint32_t I = 0; I < Block; ++I) {
+    // i * 0.375 + 1234 and 5 * 0.25 are exact in double and float.
+    EXPECT_EQ(Out[I], I < N ? double(I) * Scale + Small : 0.0) << "out " << I;
+    EXPECT_EQ(Out2[I], I < N && (I & 1) ? 1.25f : 0.0f) << "out2 " << I;
+  }
+}
+
 TEST_P(LiftExec, SpecialRegistersWithPartialWorkgroups) {
   // Every %tid/%ntid/%ctaid/%nctaid component, written by hand in PTX; the grid is not a multiple
   // of the work-group size, so the last work-groups are partial and %nctaid rounds up.

@@ -4,12 +4,15 @@
 #include "LiftTestUtil.h"
 
 #include "llvm/IR/CallingConv.h"
+#include "llvm/IR/ConstantRange.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -425,6 +428,44 @@ TEST(Backend, WorkGroupSizeFromReqntidAndMaxntid) {
   EXPECT_EQ(Attr(".reqntid 16, 4, 1"), "64,64");
   EXPECT_EQ(Attr(".maxntid 256, 1, 1"), "1,256");
   EXPECT_EQ(Attr(""), "1,1024");
+}
+
+// The special registers carry the bounds of a launch (the loader refuses blocks over 1024 by
+// 1024 by 64 threads and grids over 2^31 - 1 by 65535 by 65535, as CUDA does), so that the
+// optimizer knows, e.g., that %tid.x * 4 stays below 4096.
+TEST(Backend, LaunchLimitsBoundTheSpecialRegisters) {
+  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                     ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<7>;\n.reg .b64 %rd<2>;\n"
+                     "ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, %tid.z;\n"
+                     "mov.u32 %r3, %ntid.y;\nmov.u32 %r4, %ctaid.x;\nmov.u32 %r5, %ctaid.y;\n"
+                     "mov.u32 %r6, %nctaid.x;\nst.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};\n"
+                     "st.global.v2.u32 [%rd1+16], {%r5, %r6};\nret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("r.ptx", Text));
+  ASSERT_TRUE(L->R.Failures.empty()) << L->R.Failures[0].Message;
+  backend::CompileOptions Opts; // code object v5: sizes from the implicit kernel arguments
+  LIFT_ASSERT_OK_AND_ASSIGN(M, backend::prepareModule(*L->R.M, Opts));
+  auto Show = [](const llvm::ConstantRange &R) {
+    return "[" + std::to_string(R.getLower().getZExtValue()) + "," +
+           std::to_string(R.getUpper().getZExtValue()) + ")";
+  };
+  std::map<std::string, std::string> Ranges;
+  for (llvm::Function &F : *M)
+    for (llvm::BasicBlock &B : F)
+      for (llvm::Instruction &I : B) {
+        if (auto *CI = llvm::dyn_cast<llvm::CallInst>(&I);
+            CI && CI->getCalledFunction() && CI->getCalledFunction()->isIntrinsic())
+          if (std::optional<llvm::ConstantRange> R = CI->getRange())
+            Ranges[CI->getCalledFunction()->getName().str()] = Show(*R);
+        if (auto *LI = llvm::dyn_cast<llvm::LoadInst>(&I))
+          if (llvm::MDNode *MD = LI->getMetadata(llvm::LLVMContext::MD_range))
+            Ranges[F.getName().str()] = Show(llvm::getConstantRangeFromMetadata(*MD));
+      }
+  EXPECT_EQ(Ranges["llvm.amdgcn.workitem.id.x"], "[0,1024)");
+  EXPECT_EQ(Ranges["llvm.amdgcn.workitem.id.z"], "[0,64)");
+  EXPECT_EQ(Ranges["llvm.amdgcn.workgroup.id.x"], "[0,2147483647)");
+  EXPECT_EQ(Ranges["llvm.amdgcn.workgroup.id.y"], "[0,65535)");
+  EXPECT_EQ(Ranges["reptx.ntid.y"], "[1,1025)");
+  EXPECT_EQ(Ranges["reptx.nctaid.x"], "[1,2147483648)");
 }
 
 TEST(Backend, DivisionLowering) {

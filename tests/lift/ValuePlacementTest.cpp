@@ -5,7 +5,11 @@
 // grows; loads, stores, calls, PHIs and values used in other blocks keep their places.
 #include "ValuePlacement.h"
 
+#include "reptx/backend/Backend.h"
+
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -266,6 +270,118 @@ TEST(ValuePlacement, MemoryCallsPhisAndLiveOutValuesStay) {
 // Without a later use of %i, moving %twice would keep %i live across the call: it stays.
 TEST(ValuePlacement, LoopValueStaysWhenItsOperandWouldLiveLonger) {
   EXPECT_EQ(orderAfterSinking(loop("%next"), "loop"), "i twice next out c v w done");
+}
+
+// loadArgumentsWhereUsed on kernel IR with AMDGPU's data layout (i64 8-byte aligned): the
+// blocks, then each moved argument's kernarg offset ("p@8"), or what went wrong.
+std::string afterLoadingArguments(const std::string &Body) {
+  std::string Offsets;
+  std::string Blocks =
+      after("target datalayout = \"" + reptx::backend::dataLayout() + "\"\n" + Body,
+            [&](llvm::Function &F) {
+              if (!reptx::backend::loadArgumentsWhereUsed(F))
+                Offsets = " (unchanged)";
+              for (llvm::BasicBlock &B : F)
+                for (llvm::Instruction &I : B)
+                  if (auto *G = llvm::dyn_cast<llvm::GetElementPtrInst>(&I);
+                      G && G->getName().ends_with(".kernarg")) {
+                    auto *C = llvm::dyn_cast<llvm::ConstantInt>(G->getOperand(1));
+                    Offsets += " " + G->getName().drop_back(8).str() + "@" +
+                               (C ? std::to_string(C->getZExtValue()) : "?");
+                  }
+            });
+  return Blocks + " ||" + Offsets;
+}
+
+// The kernel shape of nvcc's `if (i < n) { p[i] = ...; for (...) q[...] = ...; }`: %n, which the
+// entry block compares, stays an argument; %p (its cvta.to.global casts hoisted to the entry by
+// O3, moving along) and %q (used in a loop: loaded before it, its cast out of the loop) load
+// together where both are needed, at their PTX offsets; the narrow %h (scalar loads read
+// dwords) and the unused %r stay.
+const char *const BoundsCheckedKernel = R"(
+define amdgpu_kernel void @f(i32 %n, i64 %p, i64 %q, i16 %h, i64 %r) {
+entry:
+  %i = call i32 @llvm.amdgcn.workitem.id.x()
+  %c = icmp ult i32 %i, %n
+  %pp = inttoptr i64 %p to ptr
+  %pg = addrspacecast ptr %pp to ptr addrspace(1)
+  br i1 %c, label %then, label %exit
+then:
+  %hz = zext i16 %h to i32
+  %v = add i32 %i, %hz
+  store i32 %v, ptr addrspace(1) %pg
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %then ], [ %k1, %loop ]
+  %qp = inttoptr i64 %q to ptr addrspace(1)
+  store i32 %k, ptr addrspace(1) %qp
+  %k1 = add i32 %k, 1
+  %d = icmp ult i32 %k1, %n
+  br i1 %d, label %loop, label %exit
+exit:
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+)";
+
+TEST(ValuePlacement, ArgumentsLoadWhereTheyAreUsed) {
+  EXPECT_EQ(afterLoadingArguments(BoundsCheckedKernel),
+            "entry: i c | then: p.kernarg p.load pp pg q.kernarg q.load qp hz v | loop: k k1 d | "
+            "exit: || p@8 q@16");
+}
+
+// scan_block's shape: one pointer is used under the bounds check, the other after a loop under
+// a second one. Loaded together they would share nothing but the entry block (where the
+// load-store vectorizer merges them and the halves cross into the blocks using them, copied
+// into VGPRs); each loads in its own block instead.
+TEST(ValuePlacement, ArgumentsSharingOnlyTheEntryLoadApart) {
+  EXPECT_EQ(afterLoadingArguments(R"(
+define amdgpu_kernel void @f(i64 %a, i64 %b, i32 %n) {
+entry:
+  %c = icmp ult i32 0, %n
+  br i1 %c, label %one, label %mid
+one:
+  %pa = inttoptr i64 %a to ptr addrspace(1)
+  store i32 1, ptr addrspace(1) %pa
+  br label %mid
+mid:
+  br i1 %c, label %two, label %exit
+two:
+  %pb = inttoptr i64 %b to ptr addrspace(1)
+  store i32 2, ptr addrspace(1) %pb
+  br label %exit
+exit:
+  ret void
+}
+)"),
+            "entry: c | one: a.kernarg a.load pa | mid: | two: b.kernarg b.load pb | exit: || "
+            "a@0 b@8");
+}
+
+// Nothing moves where the entry block uses the argument, or where a loop right after the entry
+// uses it (its place out of the loop is the entry); nor in a function that is not a kernel (its
+// arguments come in registers).
+TEST(ValuePlacement, ArgumentsTheEntryNeedsStay) {
+  EXPECT_EQ(afterLoadingArguments(R"(
+define amdgpu_kernel void @f(i64 %a, i32 %n) {
+entry:
+  %pa = inttoptr i64 %a to ptr addrspace(1)
+  store i32 0, ptr addrspace(1) %pa
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %k1 = add i32 %k, %n
+  %d = icmp ult i32 %k1, 100
+  br i1 %d, label %loop, label %exit
+exit:
+  ret void
+}
+)"),
+            "entry: pa | loop: k k1 d | exit: || (unchanged)");
+  std::string Function = BoundsCheckedKernel;
+  Function.erase(Function.find("amdgpu_kernel "), 14);
+  EXPECT_EQ(afterLoadingArguments(Function),
+            "entry: i c pp pg | then: hz v | loop: k qp k1 d | exit: || (unchanged)");
 }
 
 } // namespace
