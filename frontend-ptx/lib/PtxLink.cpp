@@ -16,12 +16,6 @@ namespace reptx::ptx {
 
 namespace {
 
-struct Defined {
-  uint8_t Linkage = 0;
-  bool Definition = false; // a body or a variable (not an .extern declaration)
-  std::string Base;        // declared by `Base<N>` (PTX ISA 5.4.7) as Base0..BaseN-1: Base
-};
-
 bool isIdentStart(char C) {
   return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_' || C == '$' || C == '%';
 }
@@ -98,36 +92,38 @@ std::string rewrite(llvm::StringRef Text, const llvm::StringMap<std::string> &Re
 
 } // namespace
 
+std::vector<UnitSymbol> unitSymbols(const Module &M) {
+  std::vector<UnitSymbol> Out;
+  for (const TopLevel &T : M.Items) {
+    if (T.K == TopLevel::Func) {
+      Out.push_back({T.F->Name.str(), T.F->Linkage, T.F->Body != nullptr, true, StateSpace::None,
+                     std::string()});
+    } else if (T.K == TopLevel::Var) {
+      std::string Base = T.V->RangeCount ? T.V->Name.str() : std::string();
+      for (std::string &Name : T.V->declaredNames()) // v<4>: v0..v3
+        Out.push_back(
+            {std::move(Name), T.V->Linkage, !(T.V->Linkage & LinkExtern), false, T.V->Space, Base});
+    }
+  }
+  return Out;
+}
+
 llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
   if (Units.empty())
     return llvm::createStringError("no PTX to link");
   if (Units.size() == 1)
     return Units[0].Text;
   std::vector<std::unique_ptr<Module>> Mods;
-  std::vector<std::map<std::string, Defined>> Syms(Units.size());
+  std::vector<std::map<std::string, UnitSymbol>> Syms(Units.size());
   for (size_t U = 0; U < Units.size(); ++U) {
     ptx::ParseResult P = parse(Units[U].Name, Units[U].Text);
     if (!P.ok())
       return toError(P);
-    for (const TopLevel &T : P.M->Items) {
-      Defined D;
-      std::vector<std::string> Names;
-      if (T.K == TopLevel::Func) {
-        Names = {T.F->Name.str()};
-        D = {T.F->Linkage, T.F->Body != nullptr, {}};
-      } else if (T.K == TopLevel::Var) {
-        Names = T.V->declaredNames(); // v<4>: v0..v3
-        D = {T.V->Linkage, !(T.V->Linkage & LinkExtern),
-             T.V->RangeCount ? T.V->Name.str() : std::string()};
-      } else {
-        continue;
-      }
-      // A definition decides the linkage; an .extern declaration only records the name.
-      for (const std::string &Name : Names) {
-        auto [It, New] = Syms[U].emplace(Name, D);
-        if (!New && D.Definition)
-          It->second = D;
-      }
+    // A definition decides the linkage; an .extern declaration only records the name.
+    for (UnitSymbol &S : unitSymbols(*P.M)) {
+      auto [It, New] = Syms[U].try_emplace(S.Name, S);
+      if (!New && S.Definition)
+        It->second = std::move(S);
     }
     if (U > 0 && P.M->AddressSize != Mods[0]->AddressSize)
       return llvm::createStringError("%s and %s have different address sizes",

@@ -133,36 +133,20 @@ bool collectSymbols(LinkState &S, const ptx::PtxUnit &U, InputSymbols &Out) {
     S.error(llvm::toString(ptx::toError(P)));
     return false;
   }
-  for (const ptx::TopLevel &T : P.M->Items) {
-    std::vector<std::string> Names;
-    uint8_t Linkage;
-    bool Definition;
-    if (T.K == ptx::TopLevel::Func) {
-      Names = {T.F->Name.str()};
-      Linkage = T.F->Linkage;
-      Definition = T.F->Body != nullptr;
-    } else if (T.K == ptx::TopLevel::Var) {
-      Names = T.V->declaredNames(); // v<4>: v0..v3
-      Linkage = T.V->Linkage;
-      Definition = !(Linkage & ptx::LinkExtern);
+  for (const ptx::UnitSymbol &S : ptx::unitSymbols(*P.M)) {
+    if (!S.Definition) {
+      // Not references to resolve: `.extern .shared` arrays (dynamic shared memory, PTX ISA
+      // §5.1.5) and the system calls that the driver itself provides (PTX ISA, "System calls";
+      // a call the lifter does not implement fails its kernel when compiled).
+      bool Provided = (!S.IsFunction && S.Space == ptx::StateSpace::Shared) ||
+                      (S.IsFunction && (S.Name == "vprintf" || S.Name == "malloc" ||
+                                        S.Name == "free" || S.Name == "__assertfail"));
+      if ((S.Linkage & ptx::LinkExtern) && !Provided)
+        Out.Extern.insert(S.Name);
+    } else if (S.Linkage & (ptx::LinkVisible | ptx::LinkWeak | ptx::LinkCommon)) {
+      Out.Visible.insert(S.Name);
     } else {
-      continue;
-    }
-    for (const std::string &Name : Names) {
-      if (!Definition) {
-        // Not references to resolve: `.extern .shared` arrays (dynamic shared memory, PTX ISA
-        // §5.1.5) and the system calls that the driver itself provides (PTX ISA, "System
-        // calls"; a call the lifter does not implement fails its kernel when compiled).
-        bool Provided = (T.K == ptx::TopLevel::Var && T.V->Space == ptx::StateSpace::Shared) ||
-                        (T.K == ptx::TopLevel::Func && (Name == "vprintf" || Name == "malloc" ||
-                                                        Name == "free" || Name == "__assertfail"));
-        if ((Linkage & ptx::LinkExtern) && !Provided)
-          Out.Extern.insert(Name);
-      } else if (Linkage & (ptx::LinkVisible | ptx::LinkWeak | ptx::LinkCommon)) {
-        Out.Visible.insert(Name);
-      } else {
-        Out.Local.insert(Name);
-      }
+      Out.Local.insert(S.Name);
     }
   }
   return true;

@@ -6,6 +6,7 @@
 // the one the loader looks up.
 #pragma once
 
+#include "reptx/frontend-ptx/Ast.h"
 #include "reptx/frontend-ptx/Fatbin.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -13,6 +14,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace reptx::ptx {
 
@@ -20,6 +22,19 @@ struct PtxUnit {
   std::string Name; // for messages
   std::string Text;
 };
+
+/// A module-scope name that a unit declares or defines: what a linker resolves.
+struct UnitSymbol {
+  std::string Name;
+  uint8_t Linkage = 0;                 // LinkVisible | LinkExtern | ...
+  bool Definition = false;             // a function with a body, a variable that is not .extern
+  bool IsFunction = false;             // else a variable
+  StateSpace Space = StateSpace::None; // a variable's
+  std::string Base; // declared by `Base<N>` (PTX ISA 5.4.7) as Base0..BaseN-1: Base; else empty
+};
+
+/// M's functions and variables in declaration order, a `v<4>` declaration giving v0..v3.
+std::vector<UnitSymbol> unitSymbols(const Module &M);
 
 /// One PTX text holding every unit: the first unit's `.target` and `.address_size`, the highest
 /// `.version`, then each unit's body in order. `.extern` declarations stay (the frontend resolves
