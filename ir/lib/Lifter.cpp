@@ -253,6 +253,10 @@ static Expected<Value *> convertTo(IRBuilder<> &B, Value *V, Type *T, bool Signe
 }
 
 Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Signed) {
+  // `{%r}`, a vector of one element, is the element (ptxas accepts it where a scalar goes; NCCL's
+  // inline assembly writes `ld.relaxed.gpu.u64 {%0}, [%1];`).
+  if (Op.K == ptx::Operand::Vector && Op.Elems.size() == 1)
+    return read(Op.Elems[0], T, Signed);
   switch (Op.K) {
   case ptx::Operand::Int:
     if (T->isFloatingPointTy())
@@ -368,6 +372,8 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
 }
 
 Error FunctionLifter::write(const ptx::Operand &Dst, Value *V, bool Signed) {
+  if (Dst.K == ptx::Operand::Vector && Dst.Elems.size() == 1) // `{%r}`: as read()
+    return write(Dst.Elems[0], V, Signed);
   if (Dst.K == ptx::Operand::Sink)
     return Error::success();
   if (Dst.K != ptx::Operand::Name || !Dst.Component.empty())

@@ -273,6 +273,18 @@ void addMemoryCases(CaseList &L) {
           C.Out[T] = {Bytes(T * 16 + 4, 4), Bytes(T * 16, 4), Bytes(T * 16 + 12, 4)};
       },
       W, ".shared .align 16 .b8 $cp[1024];"));
+  // A vector of one element, `{%r}`, stands for the element (ptxas accepts it; NCCL's inline
+  // assembly loads with `ld.relaxed.gpu.u64 {%0}, [%1];`).
+  L.push_back(Mem(
+      "ld.st.one.element.vector", {"u32"}, {"u64"},
+      at(8) + " ld.relaxed.gpu.global.u64 {%d0}, [%rd9];\n st.global.u32 [%rd9], {%a0};", ids(N),
+      [W](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T) {
+          C.Out[T] = {W[T]};
+          C.Scratch[T] = (W[T] & ~0xffffffffull) | T;
+        }
+      },
+      W));
   // multimem (9.7.9.13) on a multicast object of one device, the only kind reptx drives: a
   // reduction over one loaded value is that value, a multimem store is one store.
   L.push_back(Mem(
