@@ -419,7 +419,8 @@ Expected<WorkerRun> runWorker(const std::string &Worker, const Request &Q, unsig
   };
   if (TimedOut) {
     Run.K = WorkerRun::TimedOut;
-    Run.Message = WithLog("compile worker timed out after " + std::to_string(Timeout) + " s");
+    Run.Message = WithLog("compile worker timed out after " + std::to_string(Timeout) +
+                          " s (the limit: reptx --timeout, REPTX_COMPILE_TIMEOUT)");
     return Run;
   }
   if (WIFSIGNALED(Status)) {

@@ -31,6 +31,17 @@ driver::Compiler *compiler() {
                  llvm::toString(W.takeError()));
       O.Isolate = false;
     }
+    // REPTX_COMPILE_TIMEOUT: seconds one module may take (0: no limit); the default guards
+    // against a hung compile, and the largest library modules need more on one core (NCCL's
+    // linked -rdc image: about 15 minutes), unless they were pre-warmed.
+    if (const char *E = std::getenv("REPTX_COMPILE_TIMEOUT"); E && *E) {
+      unsigned Seconds = 0;
+      if (llvm::StringRef(E).getAsInteger(10, Seconds))
+        log().warn("REPTX_COMPILE_TIMEOUT={}: expected a number of seconds; using {}", E,
+                   O.Isolation.TimeoutSeconds);
+      else
+        O.Isolation.TimeoutSeconds = Seconds;
+    }
     auto Created = driver::Compiler::create(O);
     if (!Created) {
       log().warn("kernel cache disabled: {}", llvm::toString(Created.takeError()));

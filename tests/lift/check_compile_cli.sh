@@ -1,7 +1,7 @@
 #!/bin/sh
 # `reptx compile` end to end: a PTX file for two targets, the sample binary, --emit-llvm, and a
-# module where one kernel fails to lift (exit code 2, the other kernel still compiled), and a
-# full disk.
+# module where one kernel fails to lift (exit code 2, the other kernel still compiled), a full
+# disk and a compile past --timeout.
 set -eu
 REPTX=$1
 KERNELS=$2
@@ -58,6 +58,13 @@ rc=0
 "$REPTX" compile "$KERNELS/int_mix.ptx" --emit-llvm -o /dev/full 2> "$T/err" || rc=$?
 test "$rc" = 2
 grep -q "/dev/full: No space left on device" "$T/err"
+
+# --timeout bounds one module's compile (the worker made to hang).
+rc=0
+REPTX_TEST_WORKER_FAULT=hang "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx942 --no-cache \
+  --timeout 1 -o "$T/hang.hsaco" > /dev/null 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "compile worker timed out after 1 s" "$T/err"
 
 rc=0
 "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx803 2> /dev/null || rc=$?

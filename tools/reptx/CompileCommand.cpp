@@ -35,6 +35,7 @@ struct CompileOpts {
   unsigned Cov = 5;
   std::string Wave64Mode = "packed";
   unsigned Threads = 0;
+  unsigned Timeout = 600;
 };
 
 struct PtxInput {
@@ -158,6 +159,7 @@ int runCompile(const CompileOpts &O) {
   driver::Compiler::Options DO;
   DO.UseCache = !O.NoCache;
   DO.CompileThreads = O.Threads;
+  DO.Isolation.TimeoutSeconds = O.Timeout;
   DO.OnWarning = [](const cache::Warning &W) {
     llvm::WithColor::warning(llvm::errs(), "reptx") << W.Message << "\n";
   };
@@ -238,6 +240,8 @@ Runner addCompileCommand(CLI::App &App) {
   Cmd->add_option("-j,--threads", O->Threads,
                   "Threads for a large module, compiled in parts (default: all cores; the code "
                   "object is the same whatever the number)");
+  Cmd->add_option("--timeout", O->Timeout, "Seconds one module may take to compile (0: no limit)")
+      ->capture_default_str();
   return [O] { return runCompile(*O); };
 }
 
