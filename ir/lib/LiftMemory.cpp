@@ -54,8 +54,6 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
   }
   if (Op == "cp")
     return liftCpAsync(L, I);
-  if (Op == "multimem")
-    return liftMultimem(L, I);
   if (Op == "prefetch" || Op == "prefetchu") {
     // prefetch/prefetchu (9.7.9.15) only bring a line closer to the thread: no value, no fault.
     // Caches that fill on demand make it a no-op.

@@ -914,8 +914,6 @@ ArrayRef<StringRef> liftedFamilies() {
       "cvt", "mov",
       // LiftMemory.cpp, LiftAsyncCopy.cpp
       "ld", "ldu", "st", "prefetch", "prefetchu", "isspacep", "cvta", "cp",
-      // LiftMultimem.cpp
-      "multimem",
       // LiftAtomic.cpp
       "atom", "red",
       // LiftWarp.cpp

@@ -185,8 +185,6 @@ llvm::Error liftMemory(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftMove(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftControl(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftAtomic(FunctionLifter &L, const ptx::Instruction &I);
-/// multimem.ld_reduce, .st and .red on a one-device multicast object (LiftMultimem.cpp).
-llvm::Error liftMultimem(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftWarp(FunctionLifter &L, const ptx::Instruction &I);
 /// %laneid, %warpid, %nwarpid, %lanemask_{eq,le,lt,ge,gt} (LiftWarp.cpp); null for other names.
 llvm::Value *warpSpecialRegister(FunctionLifter &L, llvm::StringRef Name);

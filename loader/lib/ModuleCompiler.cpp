@@ -33,7 +33,7 @@ driver::Compiler *compiler() {
     }
     // REPTX_COMPILE_TIMEOUT: seconds one module may take (0: no limit); the default guards
     // against a hung compile, and the largest library modules need more on one core (NCCL's
-    // linked -rdc image: about 15 minutes), unless they were pre-warmed.
+    // linked -rdc image: about 11 minutes), unless they were pre-warmed.
     if (const char *E = std::getenv("REPTX_COMPILE_TIMEOUT"); E && *E) {
       unsigned Seconds = 0;
       if (llvm::StringRef(E).getAsInteger(10, Seconds))

@@ -836,65 +836,6 @@ ret;
   }
 }
 
-TEST_P(LiftExec, MultimemOnAOneDeviceMulticastObject) {
-  // multimem.ld_reduce, .st and .red (PTX ISA 9.7.9.13) as NCCL's NVLS kernels use them: reptx
-  // drives one device, so a multicast object has one member and each is the plain access of one
-  // location (a reduction over one loaded value is that value).
-  std::string Text = R"(.version 8.1
-.target sm_90
-.address_size 64
-.visible .entry mm(.param .u64 a, .param .u64 b)
-{
-.reg .b32 %r<4>;
-.reg .b64 %rd<4>;
-.reg .f32 %f<5>;
-ld.param.u64 %rd1, [a];
-ld.param.u64 %rd2, [b];
-multimem.ld_reduce.acquire.sys.global.min.u64 %rd3, [%rd1];
-multimem.ld_reduce.relaxed.sys.global.add.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];
-multimem.ld_reduce.relaxed.sys.global.add.acc::f32.bf16x2 %r1, [%rd1+32];
-multimem.ld_reduce.relaxed.sys.global.max.s32 %r2, [%rd1+36];
-multimem.ld_reduce.weak.global.and.b32 %r3, [%rd1+40];
-multimem.st.global.v4.f32 [%rd2], {%f4, %f3, %f2, %f1};
-multimem.st.global.b64 [%rd2+16], %rd3;
-multimem.st.relaxed.gpu.global.b32 [%rd2+24], %r1;
-multimem.st.release.sys.global.b32 [%rd2+28], %r2;
-multimem.red.relaxed.sys.add.u32 [%rd2+32], %r3;
-multimem.red.release.gpu.global.max.s32 [%rd2+36], %r2;
-ret;
-}
-)";
-  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("mm.ptx", Text, arch(), 5));
-  std::vector<uint32_t> A(11, 0);
-  A[0] = 0x9abcdef0u; // u64 0x123456789abcdef0
-  A[1] = 0x12345678u;
-  const float In[4] = {1.5f, -2.25f, 3.0f, 0.125f};
-  for (int K = 0; K < 4; ++K)
-    A[4 + K] = bits(In[K]);
-  A[8] = 0x3f80c000u; // bf16x2 {-2.0, 1.0}
-  A[9] = uint32_t(-7);
-  A[10] = 0xdeadbeefu;
-  std::vector<uint32_t> B(10, 0);
-  B[8] = 5;
-  B[9] = uint32_t(-10);
-  Device Dev;
-  LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<uint32_t>(A, "a"));
-  LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<uint32_t>(B, "b"));
-  auto P = DispatchParams::blocks("mm", {1, 1, 1}, {1, 1, 1},
-                                  KernargBuilder().addPointer(DA).addPointer(DB).take());
-  LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
-  (void)R;
-  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DB, 10));
-  for (int K = 0; K < 4; ++K)
-    EXPECT_EQ(Out[K], bits(In[3 - K])) << "v4.f32 element " << K;
-  EXPECT_EQ(Out[4], 0x9abcdef0u);
-  EXPECT_EQ(Out[5], 0x12345678u);
-  EXPECT_EQ(Out[6], 0x3f80c000u);
-  EXPECT_EQ(Out[7], uint32_t(-7));
-  EXPECT_EQ(Out[8], 5u + 0xdeadbeefu);
-  EXPECT_EQ(Out[9], uint32_t(-7)); // max(-10, -7)
-}
-
 TEST_P(LiftExec, SpecialRegistersWithPartialWorkgroups) {
   // Every %tid/%ntid/%ctaid/%nctaid component, written by hand in PTX; the grid is not a multiple
   // of the work-group size, so the last work-groups are partial and %nctaid rounds up.

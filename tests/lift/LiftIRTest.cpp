@@ -468,25 +468,6 @@ TEST(Backend, LaunchLimitsBoundTheSpecialRegisters) {
   EXPECT_EQ(Ranges["reptx.nctaid.x"], "[1,2147483648)");
 }
 
-// multimem forms left out (LiftMultimem.cpp): each fails its kernel with a message naming it.
-TEST(LiftIR, MultimemFormsNotLifted) {
-  for (const char *Inst :
-       {"multimem.red.relaxed.sys.global.add.f32 [%rd1], %f1;",
-        "multimem.red.relaxed.sys.global.add.v4.f32 [%rd1], {%f1, %f1, %f1, %f1};",
-        "multimem.cp.async.bulk.global.shared::cta [%rd1], [%r1], %r1;"}) {
-    SCOPED_TRACE(Inst);
-    std::string Text = std::string(".version 8.6\n.target sm_90\n.address_size 64\n"
-                                   ".visible .entry k(.param .u64 a)\n{\n.reg .b32 %r<2>;\n"
-                                   ".reg .b64 %rd<2>;\n.reg .f32 %f<2>;\n"
-                                   "ld.param.u64 %rd1, [a];\n") +
-                       Inst + "\nret;\n}\n";
-    LIFT_ASSERT_OK_AND_ASSIGN(L, lift("m.ptx", Text));
-    ASSERT_EQ(L->R.Failures.size(), 1u);
-    EXPECT_NE(L->R.Failures[0].Message.find("m.ptx:10: kernel 'k': multimem"), std::string::npos)
-        << L->R.Failures[0].Message;
-  }
-}
-
 TEST(Backend, DivisionLowering) {
   // div.rn.f32 must be the IEEE sequence (v_div_scale/v_div_fmas/v_div_fixup), div.approx.f32
   // the fast reciprocal one. The emulator cannot run the IEEE sequence yet, so float_div.ptx is

@@ -132,13 +132,6 @@ void addAtomicCases(CaseList &L) {
       {bf(1.0f) | bf(2.0f) << 16, bf(-0.5f) | bf(1.0f) << 16}, bf(2.0f) | bf(-4.0f) << 16,
       [](u64 A, u64 B) { return bf(bff(A) + bff(B)) | bf(bff(A >> 16) + bff(B >> 16)) << 16; },
       32));
-  // multimem.red (9.7.9.13) on a multicast object of one device: one red.
-  L.push_back(Atom(
-      "multimem.red.relaxed.sys.global.add.u32", "u32", I32, 100,
-      [](u64 A, u64 B) { return A + B; }, 32, true));
-  L.push_back(Atom(
-      "multimem.red.release.gpu.global.max.s64", "s64", I64, 17,
-      [](u64 A, u64 B) { return u64(std::max(int64_t(A), int64_t(B))); }, 64, true));
   // Scopes and orderings (9.7.13.5): the same semantics.
   L.push_back(Atom(
       "atom.relaxed.gpu.global.add.u32", "u32", I32, 0, [](u64 A, u64 B) { return A + B; }, 32));

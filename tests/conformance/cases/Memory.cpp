@@ -1,7 +1,7 @@
 // Memory (PTX ISA 9.7.9.8-9.7.9.16): ld/st in every state space and vector width, .volatile,
-// .relaxed/.acquire/.release with scopes, .nc and ldu, cache hints, prefetch, cp.async, multimem,
-// local stack arrays, static and dynamic shared memory. Data comes from the per-thread inputs and
-// the scratch buffer; the expected values are the stored ones.
+// .relaxed/.acquire/.release with scopes, .nc and ldu, cache hints, prefetch, cp.async, local
+// stack arrays, static and dynamic shared memory. Data comes from the per-thread inputs and the
+// scratch buffer; the expected values are the stored ones.
 #include "../Conformance.h"
 
 namespace reptx::conformance {
@@ -285,38 +285,6 @@ void addMemoryCases(CaseList &L) {
         }
       },
       W));
-  // multimem (9.7.9.13) on a multicast object of one device, the only kind reptx drives: a
-  // reduction over one loaded value is that value, a multimem store is one store.
-  L.push_back(Mem(
-      "multimem.ld_reduce.st", {"u32"}, {"u64", "u32"},
-      at(16) + " multimem.ld_reduce.acquire.sys.global.min.u64 %d0, [%rd9];\n"
-               " multimem.ld_reduce.relaxed.gpu.global.xor.b32 %d1, [%rd9+8];\n"
-               " multimem.st.relaxed.sys.global.b32 [%rd9+12], %d1;",
-      ids(N),
-      [W](RefContext &C) {
-        for (size_t T = 0; T < C.In.size(); ++T) {
-          C.Out[T] = {W[2 * T], W[2 * T + 1] & 0xffffffff};
-          C.Scratch[2 * T + 1] = (W[2 * T + 1] & 0xffffffff) * 0x100000001ull;
-        }
-      },
-      W));
-  std::vector<u64> Floats(2 * N);
-  for (unsigned I = 0; I < 2 * N; ++I)
-    Floats[I] = f32(0.25f * float(I) - 3.0f) | f32(1.5f * float(I) + 0.125f) << 32;
-  L.push_back(Mem(
-      "multimem.ld_reduce.st.v4.f32", {"u32"}, {"f32", "f32", "f32", "f32"},
-      at(16) + " multimem.ld_reduce.relaxed.sys.global.add.v4.f32 {%d0, %d1, %d2, %d3}, [%rd9];\n"
-               " multimem.st.global.v4.f32 [%rd9], {%d3, %d2, %d1, %d0};",
-      ids(N),
-      [Floats](RefContext &C) {
-        for (size_t T = 0; T < C.In.size(); ++T) {
-          u64 A = Floats[2 * T], B = Floats[2 * T + 1];
-          C.Out[T] = {A & 0xffffffff, A >> 32, B & 0xffffffff, B >> 32};
-          C.Scratch[2 * T] = (B >> 32) | (B << 32);
-          C.Scratch[2 * T + 1] = (A >> 32) | (A << 32);
-        }
-      },
-      Floats));
 
   // ld.param of kernel parameters is in every case; .param arrays in functions: see control.
 }
