@@ -58,6 +58,10 @@ rc=0
 "$REPTX" compile "$KERNELS/int_mix.ptx" --emit-llvm -o /dev/full 2> "$T/err" || rc=$?
 test "$rc" = 2
 grep -q "/dev/full: No space left on device" "$T/err"
+rc=0
+"$REPTX" compile "$KERNELS/int_mix.ptx" --emit-llvm > /dev/full 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "standard output: No space left on device" "$T/err"
 
 # --timeout bounds one module's compile (the worker made to hang).
 rc=0

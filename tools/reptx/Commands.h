@@ -2,9 +2,10 @@
 // when run: 0 success, 1 usage error, 2 bad or unreadable input.
 #pragma once
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
 #include <CLI/CLI.hpp>
-#include <llvm/ADT/StringRef.h>
-#include <llvm/Support/Error.h>
 
 #include <functional>
 

@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <map>
 
@@ -40,7 +41,17 @@ int main(int argc, char **argv) {
     return reptx::tool::ExitUsage;
   }
   for (auto &[Sub, Run] : Runners)
-    if (Sub->parsed())
-      return Run();
+    if (Sub->parsed()) {
+      int Rc = Run();
+      // Output that could not be written (standard output on a full disk) is an error here, not
+      // an LLVM fatal error when llvm::outs() is destroyed.
+      llvm::outs().flush();
+      if (std::error_code EC = llvm::outs().error()) {
+        llvm::outs().clear_error();
+        reptx::tool::reportError("standard output: " + EC.message());
+        return Rc == reptx::tool::ExitOk ? int(reptx::tool::ExitBadInput) : Rc;
+      }
+      return Rc;
+    }
   return reptx::tool::ExitUsage;
 }
