@@ -332,6 +332,20 @@ Expected<std::vector<std::vector<char>>> mergeMetadataNotes(ArrayRef<ObjectFile>
   return Out;
 }
 
+// Writes one of lld's input files; a full disk is an error for this compile, not an LLVM fatal
+// error when the stream is destroyed.
+Error writeTempFile(StringRef Path, StringRef Bytes) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
+  if (!EC) {
+    OS << Bytes;
+    OS.close();
+    EC = OS.error();
+    OS.clear_error();
+  }
+  return EC ? createStringError(EC, "cannot write " + Path) : Error::success();
+}
+
 Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
   TempDir Dir;
   if (std::error_code EC = sys::fs::createUniqueDirectory("reptx-lld", Dir.Path))
@@ -349,18 +363,9 @@ Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
   for (size_t I = 0; I < Objects.size(); ++I) {
     SmallString<128> In(Dir.Path);
     sys::path::append(In, "part" + Twine(I) + ".o");
-    std::error_code EC;
-    raw_fd_ostream OS(In, EC, sys::fs::OF_None);
-    if (EC)
-      return createStringError(EC, "cannot write " + In);
     const std::vector<char> &Bytes = Merged.empty() ? Objects[I].Bytes : Merged[I];
-    OS.write(Bytes.data(), Bytes.size());
-    // A full disk is an error for this compile, not an LLVM fatal error when OS is destroyed.
-    OS.close();
-    if (std::error_code WEC = OS.error()) {
-      OS.clear_error();
-      return createStringError(WEC, "cannot write " + In);
-    }
+    if (Error E = writeTempFile(In, StringRef(Bytes.data(), Bytes.size())))
+      return std::move(E);
     Inputs.push_back(In.str().str());
   }
   std::string Diag;
@@ -374,16 +379,9 @@ Expected<std::vector<uint8_t>> linkFiles(ArrayRef<ObjectFile> Objects) {
   SmallString<128> Script(Dir.Path);
   if (Objects.size() > 1) {
     sys::path::append(Script, "fill.lds");
-    std::error_code EC;
-    raw_fd_ostream OS(Script, EC, sys::fs::OF_None);
-    if (EC)
-      return createStringError(EC, "cannot write " + Script);
-    OS << "OVERWRITE_SECTIONS {\n  .text : { *(.text .text.*) } =0x000080BF\n}\n";
-    OS.close();
-    if (std::error_code WEC = OS.error()) {
-      OS.clear_error();
-      return createStringError(WEC, "cannot write " + Script);
-    }
+    if (Error E = writeTempFile(
+            Script, "OVERWRITE_SECTIONS {\n  .text : { *(.text .text.*) } =0x000080BF\n}\n"))
+      return std::move(E);
     Args.push_back("-T");
     Args.push_back(Script.c_str());
   }
