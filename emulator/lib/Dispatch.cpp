@@ -313,7 +313,7 @@ void DispatchRun::initWave(Wave &W, Workgroup &G, unsigned Index, unsigned Threa
   std::fill(std::begin(W.S), std::end(W.S), 0u);
   W.Scc = false;
   W.NumVgprs = NumVgprs;
-  W.V.assign(size_t(NumVgprs) * W.Size, 0);
+  W.V.assign(size_t(NumVgprs + Wave::DppScratchVgprs) * W.Size, 0);
   W.Private.assign(size_t(Ctx.PrivatePerLane) * W.Size, 0);
   W.AccOffset = CO.target().UnifiedVgprFile ? std::min(D.accumOffset(), NumVgprs) : 0;
   W.Pc = EntryIndex;

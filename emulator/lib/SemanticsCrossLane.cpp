@@ -73,10 +73,10 @@ bool knownDppCtrl(unsigned C) {
          (C >= RowShare && C <= RowXmask + 15);
 }
 
-// A DPP instruction: src0's VGPR columns hold the permuted values while the operation runs on the
-// lanes that the row/bank masks enable and whose source is valid (an out-of-range or, without
-// FI, inactive source lane disables the lane, or reads 0 with bound_ctrl); then src0 gets its
-// own values back wherever the operation did not write it.
+// A DPP instruction: the operation runs on the lanes that the row/bank masks enable and whose
+// source is valid (an out-of-range or, without FI, inactive source lane disables the lane, or
+// reads 0 with bound_ctrl), with src0 read from the permuted copy in the wave's DPP scratch
+// registers; every other source, src1 too when it names src0's register, reads its own lane.
 Step dppExec(Wave &W, const Inst &I) {
   const OpDef *Inner = I.DppInner;
   unsigned SrcIdx = Inner ? Inner->NumDsts : 0;
@@ -87,11 +87,8 @@ Step dppExec(Wave &W, const Inst &I) {
     return W.fault(FaultKind::UnsupportedInstruction, "DPP src0 must be a VGPR");
   if (!I.IsDpp8 && !knownDppCtrl(I.DppCtrl))
     return W.fault(FaultKind::UnsupportedInstruction, "unsupported DPP control");
-  unsigned R = W.vgprIndex(S), Dwords = std::min<unsigned>(S.Dwords, 2);
+  unsigned R = W.vgprIndex(S), Dwords = std::min<unsigned>(S.Dwords, Wave::DppScratchVgprs);
   u64 Exec = W.exec();
-  u32 Saved[2][64];
-  for (unsigned D = 0; D < Dwords; ++D)
-    std::memcpy(Saved[D], W.vcol(R + D), W.Size * sizeof(u32));
   u64 Enabled = 0;
   for (unsigned L = 0; L < W.Size; ++L) {
     if (!((Exec >> L) & 1))
@@ -104,24 +101,16 @@ Step dppExec(Wave &W, const Inst &I) {
       continue;
     Enabled |= u64(1) << L;
     for (unsigned D = 0; D < Dwords; ++D)
-      W.vcol(R + D)[L] = Valid ? Saved[D][Src] : 0;
+      W.vcol(W.NumVgprs + D)[L] = Valid ? W.vcol(R + D)[Src] : 0;
   }
   W.setExec(Exec & Enabled);
   Inst J = I;
   J.Op = Inner;
   J.DppInner = nullptr;
+  J.Ops[SrcIdx].Reg = uint16_t(W.NumVgprs);
   Step St = Inner->Exec(W, J);
   if (W.exec() == (Exec & Enabled))
     W.setExec(Exec);
-  const Operand &Dst = I.Ops[0];
-  unsigned DstLo = Dst.Kind == OperandKind::Vgpr ? W.vgprIndex(Dst) : ~0u;
-  for (unsigned D = 0; D < Dwords; ++D) {
-    bool Written = R + D >= DstLo && R + D < DstLo + Dst.Dwords;
-    u32 *Col = W.vcol(R + D);
-    for (unsigned L = 0; L < W.Size; ++L)
-      if (!Written || !((Enabled >> L) & 1))
-        Col[L] = Saved[D][L];
-  }
   return St;
 }
 

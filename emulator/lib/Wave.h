@@ -72,7 +72,11 @@ struct Wave {
   unsigned Size = 64; // lanes
   uint32_t S[sreg::FileSize] = {};
   bool Scc = false;
-  std::vector<uint32_t> V; // V[reg * Size + lane]
+  // V[reg * Size + lane]: the NumVgprs registers the kernel descriptor allocates, then
+  // DppScratchVgprs columns (registers NumVgprs...) where a DPP instruction's permuted src0 is
+  // read from, so that its other sources still read their own lanes' values.
+  std::vector<uint32_t> V;
+  static constexpr unsigned DppScratchVgprs = 2;
   // Scratch memory, Ctx->PrivatePerLane bytes per lane: lane L's byte A is
   // Private[L * PrivatePerLane + A] (scratch addresses are per-lane offsets).
   std::vector<uint8_t> Private;

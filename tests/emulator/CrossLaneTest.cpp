@@ -34,14 +34,14 @@ TEST_P(CrossLaneTest, DppSwizzleAndPermlaneMatchTheIsaDefinitions) {
     In[I] = int32_t(I * 7919u + 13);
   Device Dev;
   EMU_ASSERT_OK_AND_ASSIGN(DIn, Dev.allocateArray<int32_t>(In, "In"));
-  std::vector<int32_t> Init(Total * 16, Unwritten);
+  std::vector<int32_t> Init(Total * 18, Unwritten);
   EMU_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocateArray<int32_t>(Init, "Out"));
   auto P =
       DispatchParams::blocks("cross_lane", {Blocks, 1, 1}, {Block, 1, 1},
                              KernargBuilder().addPointer(DIn).addPointer(DOut).add(int(N)).take());
   EMU_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
   (void)R;
-  EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<int32_t>(DOut, Total * 16));
+  EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<int32_t>(DOut, Total * 18));
 
   const unsigned W = T.WaveSize;
   for (unsigned Base = 0; Base < Total; Base += W) {
@@ -49,10 +49,10 @@ TEST_P(CrossLaneTest, DppSwizzleAndPermlaneMatchTheIsaDefinitions) {
     auto Val = [&](int L) { return In[Base + unsigned(L)]; };
     for (unsigned L = 0; L < W; ++L) {
       unsigned I = Base + L;
-      const int32_t *O = Out.data() + I * 16;
+      const int32_t *O = Out.data() + I * 18;
       SCOPED_TRACE("thread " + std::to_string(I));
       if (!Active(int(L))) {
-        for (unsigned K = 0; K < 16; ++K)
+        for (unsigned K = 0; K < 18; ++K)
           ASSERT_EQ(O[K], Unwritten);
         continue;
       }
@@ -110,6 +110,13 @@ TEST_P(CrossLaneTest, DppSwizzleAndPermlaneMatchTheIsaDefinitions) {
         EXPECT_EQ(O[14], Unwritten);
         EXPECT_EQ(O[15], Unwritten);
       }
+      // DPP folded into an add/sub whose other source is src0's own register: that source reads
+      // the lane's own value (an inactive source lane reads 0 with bound_ctrl).
+      auto Bound = [&](int Src) { return Active(Src) ? Val(Src) : 0; };
+      EXPECT_EQ(O[16], int32_t(uint32_t(Val(int(L))) + uint32_t(Bound(int(L) ^ 1))))
+          << "v_add_u32_dpp v, v, v quad_perm:[1,0,3,2]";
+      EXPECT_EQ(O[17], int32_t(uint32_t(Bound(Row | (InRow ^ 8))) - uint32_t(Val(int(L)))))
+          << "v_sub_u32_dpp v, v, v row_ror:8";
     }
   }
 }

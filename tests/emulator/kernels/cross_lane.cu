@@ -1,5 +1,5 @@
 // Emulator test kernel: the cross-lane instructions that LLVM emits for wave-level code. Each lane
-// writes one word per operation: DPP moves (quad_perm, row_shl/shr/ror, row_mirror,
+// writes one word per operation (18 words): DPP moves (quad_perm, row_shl/shr/ror, row_mirror,
 // row_half_mirror, wave_shr/rol and row_bcast on GFX9; row_share/row_xmask and DPP8 on GFX10+,
 // with row/bank masks and bound_ctrl), ds_swizzle_b32 (bit-mask and quad-permute modes),
 // v_permlane16/v_permlanex16 (GFX10+) and v_permlane64 (GFX11 wave64). Lanes past N leave first,
@@ -13,7 +13,7 @@ extern "C" __global__ void cross_lane(const int *In, int *Out, int N) {
   if (I >= unsigned(N))
     return;
   int V = In[I], Old = -1 - int(I);
-  int *O = Out + I * 16;
+  int *O = Out + I * 18;
   O[0] = DPP(0x1b, 0xf, 0xf, false);  // quad_perm:[3,2,1,0]
   O[1] = DPP(0x101, 0xf, 0xf, false); // row_shl:1
   O[2] = DPP(0x113, 0xf, 0xf, true);  // row_shr:3, bound_ctrl
@@ -40,4 +40,8 @@ extern "C" __global__ void cross_lane(const int *In, int *Out, int N) {
   if (__builtin_amdgcn_wavefrontsize() == 64)
     O[15] = __builtin_amdgcn_permlane64(V);
 #endif
+  // A DPP move folded into the operation that reads it, with the same register as both sources
+  // (v_add_u32_dpp v, v, v): only src0 is permuted.
+  O[16] = V + __builtin_amdgcn_mov_dpp(V, 0xb1, 0xf, 0xf, true);  // quad_perm:[1,0,3,2]
+  O[17] = __builtin_amdgcn_mov_dpp(V, 0x128, 0xf, 0xf, true) - V; // row_ror:8
 }
