@@ -512,6 +512,8 @@ void addHalfOps(TableBuilder &T) {
   T.add(vop16<+[](h16 A, h16 B, h16 C) { return maxIeee(maxIeee(A, B), C); }>("v_max3_f16"));
   T.add(vop16<+[](h16 A, h16 B, h16 C) { return minIeee(minIeee(A, B), C); }>("v_min3_f16"));
   T.add(vop16<+[](h16 A, h16 B, h16 C) { return med3(A, B, C); }>("v_med3_f16"));
+  T.add(vop16<+[](h16 A, h16 B, h16 C) { return minIeee(maxIeee(A, B), C); }>("v_maxmin_f16"));
+  T.add(vop16<+[](h16 A, h16 B, h16 C) { return maxIeee(minIeee(A, B), C); }>("v_minmax_f16"));
   T.add(vop16<+[](h16 A, i32 E) { return h16(std::ldexp(float(A), std::clamp(E, -64, 64))); }>(
       "v_ldexp_f16"));
   T.add(vop16<+[](h16 S0, h16 S1, h16 S2) { return divFixupHalf(S0, S1, S2); }>("v_div_fixup_f16"));
@@ -622,6 +624,8 @@ void addHalfOps(TableBuilder &T) {
   // GFX11+/GFX12 spellings
   T.alias("v_max_num_f16", "v_max_f16");
   T.alias("v_min_num_f16", "v_min_f16");
+  T.alias("v_maxmin_num_f16", "v_maxmin_f16");
+  T.alias("v_minmax_num_f16", "v_minmax_f16");
   T.alias("v_pk_max_num_f16", "v_pk_max_f16");
   T.alias("v_pk_min_num_f16", "v_pk_min_f16");
 }

@@ -407,6 +407,11 @@ void addVectorOps(TableBuilder &T) {
   T.add(vop<+[](float A, float B, float C) { return fmaxIeee(fmaxIeee(A, B), C); }>("v_max3_f32"));
   T.add(vop<+[](float A, float B, float C) { return fminIeee(fminIeee(A, B), C); }>("v_min3_f32"));
   T.add(vop<+[](float A, float B, float C) { return fmed3(A, B, C); }>("v_med3_f32"));
+  // GFX11+ (RDNA3 ISA, "VOP3"): D = min(max(S0, S1), S2) and max(min(S0, S1), S2).
+  T.add(
+      vop<+[](float A, float B, float C) { return fminIeee(fmaxIeee(A, B), C); }>("v_maxmin_f32"));
+  T.add(
+      vop<+[](float A, float B, float C) { return fmaxIeee(fminIeee(A, B), C); }>("v_minmax_f32"));
   T.add(vop<+[](float A, i32 E) { return std::ldexp(A, E); }>("v_ldexp_f32"));
   T.add(vop<+[](double A, double B) { return A + B; }>("v_add_f64"));
   T.add(vop<+[](double A, double B) { return A * B; }>("v_mul_f64"));
@@ -443,6 +448,10 @@ void addVectorOps(TableBuilder &T) {
   T.add(vop<+[](u32 A, u32 B, u32 C) { return std::max({A, B, C}); }>("v_max3_u32"));
   T.add(vop<+[](i32 A, i32 B, i32 C) { return med3(A, B, C); }>("v_med3_i32"));
   T.add(vop<+[](u32 A, u32 B, u32 C) { return med3(A, B, C); }>("v_med3_u32"));
+  T.add(vop<+[](i32 A, i32 B, i32 C) { return std::min(std::max(A, B), C); }>("v_maxmin_i32"));
+  T.add(vop<+[](u32 A, u32 B, u32 C) { return std::min(std::max(A, B), C); }>("v_maxmin_u32"));
+  T.add(vop<+[](i32 A, i32 B, i32 C) { return std::max(std::min(A, B), C); }>("v_minmax_i32"));
+  T.add(vop<+[](u32 A, u32 B, u32 C) { return std::max(std::min(A, B), C); }>("v_minmax_u32"));
   T.add(vop<+[](u32 A, u32 B) { return A & B; }>("v_and_b32"));
   T.add(vop<+[](u32 A, u32 B) { return A | B; }>("v_or_b32"));
   T.add(vop<+[](u32 A, u32 B) { return A ^ B; }>("v_xor_b32"));
@@ -556,6 +565,8 @@ void addVectorOps(TableBuilder &T) {
   T.alias("v_max3_num_f32", "v_max3_f32");
   T.alias("v_min3_num_f32", "v_min3_f32");
   T.alias("v_med3_num_f32", "v_med3_f32");
+  T.alias("v_maxmin_num_f32", "v_maxmin_f32");
+  T.alias("v_minmax_num_f32", "v_minmax_f32");
 }
 
 } // namespace reptx::emulator::sem

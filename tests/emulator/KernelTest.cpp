@@ -210,12 +210,14 @@ void aluOpsReference(uint32_t a, uint32_t b, float f, float g, uint32_t *O, doub
   O[21] = bits(std::ldexp(f, int(b & 15) - 8));
   O[22] = uint32_t(int64_t(sa) * 5 / 3);
   O[23] = bits(std::fma(f, g, (f - g) * 0.25f));
+  O[24] = bits(std::fmin(std::fmax(f, g), f * 0.5f));
+  O[25] = std::max(std::min(a, b), a ^ b);
   D = std::fma(double(f), double(g), double(sa));
 }
 
 TEST_P(KernelTest, AluOperationsMatchHostBitForBit) {
   EMU_ASSERT_OK_AND_ASSIGN(CO, load("alu_ops"));
-  const int N = 500, NumOut = 24;
+  const int N = 500, NumOut = 26;
   std::vector<uint32_t> A = randomWords(N, 7), B = randomWords(N, 8);
   std::vector<float> F = randomFloats(N, 9), G = randomFloats(N, 10);
   B[0] = 0;          // division and shift corner cases

@@ -4,7 +4,7 @@
 // NumOut 32-bit results and one double.
 #include "emu_shim.h"
 
-#define NUM_OUT 24
+#define NUM_OUT 26
 
 extern "C" __global__ void alu_ops(const unsigned *__restrict__ A, const unsigned *__restrict__ B,
                                    const float *__restrict__ F, const float *__restrict__ G,
@@ -47,5 +47,8 @@ extern "C" __global__ void alu_ops(const unsigned *__restrict__ A, const unsigne
   O[21] = __builtin_bit_cast(unsigned, __builtin_ldexpf(f, static_cast<int>(b & 15) - 8));
   O[22] = static_cast<unsigned>(static_cast<long long>(sa) * 5 / 3);
   O[23] = __builtin_bit_cast(unsigned, f *g + (f - g) * 0.25f);
+  // GFX11+ fuse these into v_maxmin_f32 and v_minmax_u32.
+  O[24] = __builtin_bit_cast(unsigned, __builtin_fminf(__builtin_fmaxf(f, g), f * 0.5f));
+  O[25] = (a < b ? a : b) > (a ^ b) ? (a < b ? a : b) : (a ^ b);
   D[I] = static_cast<double>(f) * static_cast<double>(g) + static_cast<double>(sa);
 }
