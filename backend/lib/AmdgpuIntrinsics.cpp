@@ -51,7 +51,112 @@ Value *inRange(Value *V, uint64_t Lo, uint64_t Hi) {
   return V;
 }
 
+// The DPP control (AMDGPU DPP_CTRL) that makes lane i of each row of 16 read lane i ^ Xor, or -1:
+// on GFX10+ row_xmask for any Xor below 16; on GFX9 quad_perm for 1-3, row_half_mirror (7 - i
+// within 8) for 7, row_ror:8 for 8 and row_mirror (15 - i) for 15.
+int dppControlForXor(unsigned Xor, bool Gfx10Plus) {
+  if (Xor == 0 || Xor >= 16)
+    return -1;
+  if (Gfx10Plus)
+    return int(0x160 + Xor);
+  switch (Xor) {
+  case 1:
+  case 2:
+  case 3: {
+    int Ctrl = 0;
+    for (unsigned I = 0; I < 4; ++I)
+      Ctrl |= int(I ^ Xor) << (2 * I);
+    return Ctrl;
+  }
+  case 7:
+    return 0x141;
+  case 8:
+    return 0x128;
+  case 15:
+    return 0x140;
+  default:
+    return -1;
+  }
+}
+
 } // namespace
+
+namespace {
+
+// The lane that every lane of a warp reads in `shfl.Mode a, b, c` when b and c are constants and
+// make it a fixed permutation with p true everywhere, as a replacement value; null when they
+// do not. PTX ISA 9.7.9.6: maxLane = (lane & seg) | (clamp & ~seg), and the source lane j is
+// valid when j <= maxLane.
+Value *fixedShuffle(IRBuilder<> &B, StringRef Mode, Value *A, unsigned Bv, unsigned C,
+                    bool Gfx10Plus) {
+  Type *I32 = B.getInt32Ty();
+  unsigned Clamp = C & 31, Seg = (C >> 8) & 31, Rest = ~Seg & 31;
+  if (Mode == "idx") {
+    // j = (lane & seg) | (b & ~seg): the same segment bits as maxLane, so valid for every lane
+    // when (b & ~seg) <= (clamp & ~seg). ds_swizzle's bit-mask mode computes exactly j within
+    // each 32 lanes: and = seg, or = b & ~seg.
+    if ((Bv & Rest) > (Clamp & Rest))
+      return nullptr;
+    return B.CreateIntrinsic(Intrinsic::amdgcn_ds_swizzle, {},
+                             {A, B.getInt32(Seg | ((Bv & Rest) << 5))});
+  }
+  // bfly: j = lane ^ b. If b has no bit of seg, j keeps lane's segment bits, so j <= maxLane for
+  // every lane exactly when clamp has every bit outside seg.
+  unsigned Xor = Bv & 31;
+  if ((Clamp & Rest) != Rest || (Xor & Seg) != 0)
+    return nullptr;
+  if (Xor == 0)
+    return A;
+  // Every source lane is in range; an inactive one gives an undefined value in PTX.
+  if (int Ctrl = dppControlForXor(Xor, Gfx10Plus); Ctrl >= 0)
+    return B.CreateIntrinsic(Intrinsic::amdgcn_update_dpp, {I32},
+                             {PoisonValue::get(I32), A, B.getInt32(Ctrl), B.getInt32(0xf),
+                              B.getInt32(0xf), B.getTrue()});
+  if (Gfx10Plus && Xor >= 16) {
+    // v_permlanex16: lane i of a row reads lane sel[i] of the other row of its 32 lanes, so
+    // sel[i] = i ^ (Xor & 15) gives lane ^ Xor.
+    uint64_t Sel = 0;
+    for (unsigned I = 0; I < 16; ++I)
+      Sel |= uint64_t(I ^ (Xor & 15)) << (4 * I);
+    return B.CreateIntrinsic(Intrinsic::amdgcn_permlanex16, {I32},
+                             {PoisonValue::get(I32), A, B.getInt32(uint32_t(Sel)),
+                              B.getInt32(uint32_t(Sel >> 32)), B.getFalse(), B.getFalse()});
+  }
+  // Bit-mask mode (offset bit 15 clear): lane reads ((lane & and) | or) ^ xor within each 32
+  // lanes, so each PTX warp of a wave64 stays in its half.
+  return B.CreateIntrinsic(Intrinsic::amdgcn_ds_swizzle, {}, {A, B.getInt32(0x1f | (Xor << 10))});
+}
+
+} // namespace
+
+bool specializeShuffles(Module &M, bool Gfx10Plus) {
+  bool Changed = false;
+  for (StringRef Mode : {"bfly", "idx"}) {
+    Function *F = M.getFunction(("reptx.shfl." + Mode).str());
+    if (!F)
+      continue;
+    for (User *U : make_early_inc_range(F->users())) {
+      auto *CI = dyn_cast<CallInst>(U);
+      if (!CI || CI->getCalledFunction() != F || CI->arg_size() != 4)
+        continue;
+      auto *Bc = dyn_cast<ConstantInt>(CI->getArgOperand(1));
+      auto *Cc = dyn_cast<ConstantInt>(CI->getArgOperand(2));
+      if (!Bc || !Cc)
+        continue;
+      IRBuilder<> B(CI);
+      Value *R = fixedShuffle(B, Mode, CI->getArgOperand(0), unsigned(Bc->getZExtValue()),
+                              unsigned(Cc->getZExtValue()), Gfx10Plus);
+      if (!R)
+        continue;
+      // d in bits 0-31, p (true) in bit 32.
+      CI->replaceAllUsesWith(
+          B.CreateOr(B.CreateZExt(R, B.getInt64Ty()), B.getInt64(uint64_t(1) << 32)));
+      CI->eraseFromParent();
+      Changed = true;
+    }
+  }
+  return Changed;
+}
 
 Error defineIntrinsics(Module &M, unsigned CodeObjectVersion) {
   for (Function &F : M) {

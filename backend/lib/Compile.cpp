@@ -503,6 +503,13 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     PB.registerFunctionAnalyses(FAM);
     PB.registerLoopAnalyses(LAM);
     PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    // Shuffles with constant lanes (AmdgpuIntrinsics.h): once the register slots are promoted
+    // (nvcc moves shfl's b and c into registers first), before the helpers are inlined.
+    bool Gfx10Plus = !TM.getTargetCPU().starts_with("gfx9");
+    PB.registerPipelineEarlySimplificationEPCallback(
+        [Gfx10Plus](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+          MPM.addPass(SpecializeShufflesPass(Gfx10Plus));
+        });
     ModulePassManager MPM = [&] {
       std::shared_lock<std::shared_mutex> Lock(OptionsMutex);
       return PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);

@@ -498,6 +498,49 @@ TEST(Backend, DivisionLowering) {
   }
 }
 
+// shfl.bfly and shfl.idx with constant lanes inside their segments (nvcc moves b and c into
+// registers first) are fixed permutations: no ds_bpermute, but DPP (GFX9 quad_perm for xor 1;
+// GFX10+ row_xmask for xor 1 and 5), ds_swizzle (GFX9 xor 5 and 16; idx everywhere) and
+// v_permlanex16 (GFX10+ xor 16); a shfl.down keeps the helper's ds_bpermute. Their results are
+// checked by execution in the conformance suite (warp family).
+TEST(Backend, ConstantShufflesBecomeFixedPermutations) {
+  std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                     ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<3>;\n"
+                     "ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, 16;\n"
+                     "mov.u32 %r3, 31;\nmov.u32 %r4, -1;\n"
+                     "shfl.sync.bfly.b32 %r5, %r1, %r2, %r3, %r4;\nadd.u32 %r1, %r1, %r5;\n"
+                     "shfl.sync.bfly.b32 %r5, %r1, 1, 31, -1;\nadd.u32 %r1, %r1, %r5;\n"
+                     "shfl.sync.bfly.b32 %r5, %r1, 5, 31, -1;\nadd.u32 %r1, %r1, %r5;\n"
+                     "shfl.sync.idx.b32 %r5, %r1, 3, 0x181f, -1;\nadd.u32 %r1, %r1, %r5;\n"
+                     "shfl.sync.down.b32 %r5, %r1, 1, 31, -1;\nadd.u32 %r1, %r1, %r5;\n"
+                     "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd2, %rd1, %rd2;\n"
+                     "st.global.u32 [%rd2], %r1;\nret;\n}\n";
+  for (const char *Arch : {"gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"}) {
+    SCOPED_TRACE(Arch);
+    LIFT_ASSERT_OK_AND_ASSIGN(L, lift("s.ptx", Text));
+    backend::CompileOptions Opts;
+    Opts.Arch = Arch;
+    LIFT_ASSERT_OK_AND_ASSIGN(Obj, backend::compile(*L->R.M, Opts));
+    LIFT_ASSERT_OK_AND_ASSIGN(CO, emulator::CodeObject::load(Obj.Bytes));
+    const emulator::Kernel *K = CO->findKernel("k");
+    ASSERT_NE(K, nullptr);
+    std::string Code;
+    for (const emulator::DisassembledInstruction &I : CO->disassemble(*K))
+      Code += I.Text + "\n";
+    auto Count = [&](llvm::StringRef What) { return llvm::StringRef(Code).count(What); };
+    EXPECT_EQ(Count("ds_bpermute_b32"), 1u) << Code;
+    if (llvm::StringRef(Arch).starts_with("gfx9")) {
+      EXPECT_EQ(Count("ds_swizzle_b32"), 3u) << Code;
+      EXPECT_EQ(Count("quad_perm:[1,0,3,2]"), 1u) << Code;
+    } else {
+      EXPECT_EQ(Count("ds_swizzle_b32"), 1u) << Code;
+      EXPECT_EQ(Count("v_permlanex16_b32"), 1u) << Code;
+      EXPECT_EQ(Count("row_xmask:1 "), 1u) << Code;
+      EXPECT_EQ(Count("row_xmask:5 "), 1u) << Code;
+    }
+  }
+}
+
 // The code objects of all five targets: every kernel present, kernarg offsets from the .param
 // list, LDS size, wave size and .maxntid bound, no scratch.
 class Backend : public ::testing::TestWithParam<std::string> {};

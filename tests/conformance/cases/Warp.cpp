@@ -89,6 +89,57 @@ void addWarpCases(CaseList &L) {
                   std::string("shfl.sync.") + Sh.Mode + ".b32 %d0|%d1, %a0, " +
                       std::to_string(Sh.B) + ", " + std::to_string(Sh.C) + ", 0xffffffff;",
                   shflRef(Sh.M, Sh.B, Sh.C), 160, 80));
+  // bfly with a mask inside the segment becomes a DPP move (b = 1, 2, 3, 7, 8, 15) or
+  // ds_swizzle (backend/lib/AmdgpuIntrinsics.cpp, specializeShflBfly): every pattern, widths 32,
+  // 16, 8 and 4, and a mask outside the segment (p false everywhere, the general path).
+  for (S Sh : {S{"bfly", 2, 1, 0x1f}, S{"bfly", 2, 2, 0x1f}, S{"bfly", 2, 3, 0x1f},
+               S{"bfly", 2, 7, 0x1f}, S{"bfly", 2, 8, 0x1f}, S{"bfly", 2, 15, 0x1f},
+               S{"bfly", 2, 16, 0x1f}, S{"bfly", 2, 8, 0x101f}, S{"bfly", 2, 4, 0x181f},
+               S{"bfly", 2, 2, 0x1c1f}, S{"bfly", 2, 16, 0x101f}})
+    L.push_back(W(std::string("shfl.sync.bfly.fixed.b=") + std::to_string(Sh.B) +
+                      ".c=" + std::to_string(Sh.C),
+                  {"u32", "pred"},
+                  "shfl.sync.bfly.b32 %d0|%d1, %a0, " + std::to_string(Sh.B) + ", " +
+                      std::to_string(Sh.C) + ", 0xffffffff;",
+                  shflRef(Sh.M, Sh.B, Sh.C), 128, 64));
+  // idx with a constant lane inside the segment becomes ds_swizzle (lane & seg | k): widths 32,
+  // 16, 8 and 4, and a lane past the clamp (the general path).
+  for (S Sh : {S{"idx", 3, 0, 0x1f}, S{"idx", 3, 31, 0x1f}, S{"idx", 3, 9, 0x101f},
+               S{"idx", 3, 5, 0x181f}, S{"idx", 3, 3, 0x1c1f}, S{"idx", 3, 12, 0x1007}})
+    L.push_back(W(std::string("shfl.sync.idx.fixed.b=") + std::to_string(Sh.B) +
+                      ".c=" + std::to_string(Sh.C),
+                  {"u32", "pred"},
+                  "shfl.sync.idx.b32 %d0|%d1, %a0, " + std::to_string(Sh.B) + ", " +
+                      std::to_string(Sh.C) + ", 0xffffffff;",
+                  shflRef(Sh.M, Sh.B, Sh.C), 128, 64));
+  // A butterfly sum over the warp as nvcc writes __shfl_xor_sync loops: the masks moved into
+  // registers first, each shuffle feeding an add (which the DPP move folds into); then lane 0's
+  // value broadcast with idx. Every lane gets the sum of its warp's 32 values plus lane 0's.
+  L.push_back(W(
+      "shfl.sync.bfly.warp_sum", {"u32"},
+      "mov.u32 %r1, %a0;\n"
+      " mov.u32 %r2, 16;\n shfl.sync.bfly.b32 %r3, %r1, %r2, 31, -1;"
+      " add.u32 %r1, %r1, %r3;\n"
+      " mov.u32 %r2, 8;\n shfl.sync.bfly.b32 %r3, %r1, %r2, 31, -1;"
+      " add.u32 %r1, %r1, %r3;\n"
+      " mov.u32 %r2, 4;\n shfl.sync.bfly.b32 %r3, %r1, %r2, 31, -1;"
+      " add.u32 %r1, %r3, %r1;\n"
+      " mov.u32 %r2, 2;\n shfl.sync.bfly.b32 %r3, %r1, %r2, 31, -1;"
+      " add.u32 %r1, %r1, %r3;\n"
+      " mov.u32 %r2, 1;\n shfl.sync.bfly.b32 %r3, %r1, %r2, 31, -1;"
+      " add.u32 %r1, %r1, %r3;\n"
+      " mov.u32 %r2, 0;\n mov.u32 %r4, 31;\n shfl.sync.idx.b32 %r3, %a0, %r2, %r4, -1;"
+      " add.u32 %d0, %r1, %r3;",
+      [](RefContext &X) {
+        for (size_t T = 0; T < X.In.size(); ++T) {
+          WarpOf Wp = warpOf(T, X.BlockThreads);
+          uint32_t Sum = 0;
+          for (unsigned I = 0; I < Wp.Size; ++I)
+            Sum += uint32_t(X.In[Wp.First + I][0]);
+          X.Out[T] = {Sum + uint32_t(X.In[Wp.First][0])};
+        }
+      },
+      192, 96));
   // Operand b in a register, a float payload.
   L.push_back(W("shfl.sync.bfly.reg", {"u32", "pred"},
                 "and.b32 %r0, %gid, 3;\n add.u32 %r0, %r0, 1;\n"
