@@ -6,6 +6,7 @@
 
 #include "AmdgpuIntrinsics.h"
 #include "DeviceLibrary.h"
+#include "MinMaxNaN.h"
 #include "ValuePlacement.h"
 #include "WarpLayout.h"
 
@@ -510,6 +511,11 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
         [Gfx10Plus](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
           MPM.addPass(SpecializeShufflesPass(Gfx10Plus));
         });
+    // min/max results whose canonical NaN nothing sees (MinMaxNaN.h), wherever InstCombine has
+    // just cleaned up (the first time before the helpers are inlined).
+    PB.registerPeepholeEPCallback([](FunctionPassManager &FPM, OptimizationLevel) {
+      FPM.addPass(DropUnobservedNaNCanonicalizationPass());
+    });
     ModulePassManager MPM = [&] {
       std::shared_lock<std::shared_mutex> Lock(OptionsMutex);
       return PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);

@@ -227,6 +227,23 @@ void addFloatCases(CaseList &L) {
                 [](auto &R) { return std::vector<u64>{f32(minRef(asF32(R[0]), asF32(R[1])))}; }));
   L.push_back(F("max.f32", {"f32", "f32"}, "f32", rows2(F32Small, F32Small),
                 [](auto &R) { return std::vector<u64>{f32(maxRef(asF32(R[0]), asF32(R[1])))}; }));
+  // A chain of min/max whose inner results feed only the next one (the backend drops their NaN
+  // canonicalization, backend/lib/MinMaxNaN.h) and one that is also stored (it keeps it); NaN
+  // operands with payloads and either sign.
+  {
+    const std::vector<u64> Vals = {f32(1.0f),  f32(-2.5f), 0x7fa12345,
+                                   0xffc00001, f32(-0.0f), f32(Inf)};
+    Case C =
+        F("max.min.f32.chain", {"f32", "f32", "f32"}, "f32", rows3(Vals, Vals, Vals), [](auto &R) {
+          float A = asF32(R[0]), B = asF32(R[1]), Cv = asF32(R[2]);
+          float M = minRef(maxRef(A, B), Cv);
+          return std::vector<u64>{f32(maxRef(M, A)), f32(M)};
+        });
+    C.OutTypes = {"f32", "f32"};
+    C.Body = "max.f32 %f1, %a0, %a1;\n min.f32 %f2, %f1, %a2;\n max.f32 %d0, %f2, %a0;\n"
+             " mov.f32 %d1, %f2;";
+    L.push_back(std::move(C));
+  }
   L.push_back(F("min.NaN.f32", {"f32", "f32"}, "f32", rows2(F32Small, F32Small), [](auto &R) {
     float A = asF32(R[0]), B = asF32(R[1]);
     if (std::isnan(A) || std::isnan(B))

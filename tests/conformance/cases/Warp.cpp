@@ -140,6 +140,40 @@ void addWarpCases(CaseList &L) {
         }
       },
       192, 96));
+  // A butterfly max.f32 over the warp with NaNs of either sign and any payload in some lanes and
+  // in every lane of warp 1: a NaN lane gives the others' maximum, an all-NaN warp the canonical
+  // NaN 0x7fffffff (the steps' own canonicalization is dropped, backend/lib/MinMaxNaN.h).
+  {
+    std::string Body = "and.b32 %r1, %a0, 7;\n setp.eq.u32 %p1, %r1, 0;\n shr.u32 %r2, %gid, 5;\n"
+                       " setp.eq.u32 %p2, %r2, 1;\n or.pred %p1, %p1, %p2;\n"
+                       " cvt.rn.f32.u32 %f1, %a0;\n or.b32 %r3, %a0, 0xff800001;\n"
+                       " mov.b32 %f2, %r3;\n selp.f32 %f1, %f2, %f1, %p1;\n";
+    for (int M : {16, 8, 4, 2, 1})
+      Body += " mov.b32 %r4, %f1;\n mov.u32 %r5, " + std::to_string(M) +
+              ";\n shfl.sync.bfly.b32 %r6, %r4, %r5, 31, -1;\n mov.b32 %f3, %r6;\n"
+              " max.f32 %f1, %f1, %f3;\n";
+    Body += " mov.b32 %d0, %f1;";
+    L.push_back(W(
+        "shfl.sync.bfly.warp_max_nan", {"u32"}, Body,
+        [](RefContext &X) {
+          for (size_t T = 0; T < X.In.size(); ++T) {
+            WarpOf Wp = warpOf(T, X.BlockThreads);
+            float Max = 0;
+            bool Any = false;
+            for (unsigned I = 0; I < Wp.Size; ++I) {
+              size_t G = Wp.First + I;
+              uint32_t V = uint32_t(X.In[G][0]);
+              if ((V & 7) == 0 || G / 32 == 1)
+                continue; // a NaN lane
+              float F = float(V);
+              Max = Any ? std::max(Max, F) : F;
+              Any = true;
+            }
+            X.Out[T] = {Any ? std::bit_cast<uint32_t>(Max) : 0x7fffffffu};
+          }
+        },
+        192, 96));
+  }
   // Operand b in a register, a float payload.
   L.push_back(W("shfl.sync.bfly.reg", {"u32", "pred"},
                 "and.b32 %r0, %gid, 3;\n add.u32 %r0, %r0, 1;\n"
