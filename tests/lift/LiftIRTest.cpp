@@ -481,16 +481,11 @@ TEST(Backend, DivisionLowering) {
   for (const char *Arch : {"gfx942", "gfx1100"}) {
     SCOPED_TRACE(Arch);
     for (bool Rn : {true, false}) {
-      LIFT_ASSERT_OK_AND_ASSIGN(L, lift("float_div.ptx", Rn ? *Text : Approx));
-      backend::CompileOptions Opts;
-      Opts.Arch = Arch;
-      LIFT_ASSERT_OK_AND_ASSIGN(Obj, backend::compile(*L->R.M, Opts));
-      LIFT_ASSERT_OK_AND_ASSIGN(CO, emulator::CodeObject::load(Obj.Bytes));
-      const emulator::Kernel *K = CO->findKernel("float_div");
-      ASSERT_NE(K, nullptr);
+      LIFT_ASSERT_OK_AND_ASSIGN(
+          Code, kernelDisassembly("float_div.ptx", Rn ? *Text : Approx, "float_div", Arch));
       std::string Mnemonics;
-      for (const emulator::DisassembledInstruction &I : CO->disassemble(*K))
-        Mnemonics += I.Text.substr(0, I.Text.find(' ')) + "\n";
+      for (llvm::StringRef Line : llvm::split(llvm::StringRef(Code).rtrim('\n'), '\n'))
+        Mnemonics += Line.take_until([](char C) { return C == ' '; }).str() + "\n";
       for (const char *M : {"v_div_scale_f32\n", "v_div_fmas_f32\n", "v_div_fixup_f32\n"})
         EXPECT_EQ(Mnemonics.find(M) != std::string::npos, Rn) << M << Mnemonics;
       EXPECT_NE(Mnemonics.find("v_rcp_f32"), std::string::npos) << Mnemonics;
@@ -517,16 +512,7 @@ TEST(Backend, ConstantShufflesBecomeFixedPermutations) {
                      "st.global.u32 [%rd2], %r1;\nret;\n}\n";
   for (const char *Arch : {"gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"}) {
     SCOPED_TRACE(Arch);
-    LIFT_ASSERT_OK_AND_ASSIGN(L, lift("s.ptx", Text));
-    backend::CompileOptions Opts;
-    Opts.Arch = Arch;
-    LIFT_ASSERT_OK_AND_ASSIGN(Obj, backend::compile(*L->R.M, Opts));
-    LIFT_ASSERT_OK_AND_ASSIGN(CO, emulator::CodeObject::load(Obj.Bytes));
-    const emulator::Kernel *K = CO->findKernel("k");
-    ASSERT_NE(K, nullptr);
-    std::string Code;
-    for (const emulator::DisassembledInstruction &I : CO->disassemble(*K))
-      Code += I.Text + "\n";
+    LIFT_ASSERT_OK_AND_ASSIGN(Code, kernelDisassembly("s.ptx", Text, "k", Arch));
     auto Count = [&](llvm::StringRef What) { return llvm::StringRef(Code).count(What); };
     EXPECT_EQ(Count("ds_bpermute_b32"), 1u) << Code;
     if (llvm::StringRef(Arch).starts_with("gfx9")) {

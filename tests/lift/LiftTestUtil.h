@@ -9,9 +9,13 @@
 #include "reptx/frontend-ptx/Parser.h"
 #include "reptx/ir/Lift.h"
 
+#include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -68,6 +72,34 @@ compileForEmulator(const std::string &Name, std::string Text, const std::string 
   if (!Obj)
     return Obj.takeError();
   return emulator::CodeObject::load(Obj->Bytes);
+}
+
+/// PTX text -> the disassembly of one of its kernels compiled for Arch, one instruction a line.
+inline llvm::Expected<std::string> kernelDisassembly(const std::string &Name, std::string Text,
+                                                     const std::string &Kernel,
+                                                     const std::string &Arch) {
+  auto CO = compileForEmulator(Name, std::move(Text), Arch);
+  if (!CO)
+    return CO.takeError();
+  const emulator::Kernel *K = (*CO)->findKernel(Kernel);
+  if (!K)
+    return llvm::createStringError("no kernel '" + Kernel + "' in the code object");
+  std::string Code;
+  for (const emulator::DisassembledInstruction &I : (*CO)->disassemble(*K))
+    Code += I.Text + "\n";
+  return Code;
+}
+
+/// LLVM IR text -> module; null with the parser's message in Error when it does not parse.
+inline std::unique_ptr<llvm::Module> parseIR(const std::string &IR, llvm::LLVMContext &Ctx,
+                                             std::string &Error) {
+  llvm::SMDiagnostic Err;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Err, Ctx);
+  if (!M) {
+    llvm::raw_string_ostream OS(Error);
+    Err.print("IR", OS);
+  }
+  return M;
 }
 
 } // namespace reptx::lifttest

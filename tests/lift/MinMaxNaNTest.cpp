@@ -4,14 +4,13 @@
 // where a store, arithmetic or a bit operation could see the NaN's payload or sign. Execution with
 // NaN operands: conformance cases float.max.min.f32.chain and warp.shfl.sync.bfly.warp_max_nan.
 #include "MinMaxNaN.h"
+#include "LiftTestUtil.h"
 
-#include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -32,14 +31,10 @@ std::string selectsLeft(const std::string &Body) {
                    "declare i64 @reptx.shfl.down(i32, i32, i32, i32)\n" +
                    Body;
   llvm::LLVMContext Ctx;
-  llvm::SMDiagnostic Err;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Err, Ctx);
-  if (!M) {
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    Err.print("MinMaxNaNTest", OS);
-    return "PARSE ERROR: " + S;
-  }
+  std::string Error;
+  std::unique_ptr<llvm::Module> M = reptx::lifttest::parseIR(IR, Ctx, Error);
+  if (!M)
+    return "PARSE ERROR: " + Error;
   reptx::backend::dropUnobservedNaNCanonicalization(*M->getFunction("f"));
   std::string Broken;
   llvm::raw_string_ostream BrokenOS(Broken);

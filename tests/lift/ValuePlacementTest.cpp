@@ -4,16 +4,15 @@
 // values move to just before their first user in the block, only when no operand's live range
 // grows; loads, stores, calls, PHIs and values used in other blocks keep their places.
 #include "ValuePlacement.h"
+#include "LiftTestUtil.h"
 
 #include "reptx/backend/Backend.h"
 
-#include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -28,14 +27,10 @@ namespace {
 // instructions, in order), or what went wrong.
 std::string after(const std::string &IR, const std::function<void(llvm::Function &)> &Step) {
   llvm::LLVMContext Ctx;
-  llvm::SMDiagnostic Err;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Err, Ctx);
-  if (!M) {
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    Err.print("ValuePlacementTest", OS);
-    return "PARSE ERROR: " + S;
-  }
+  std::string Error;
+  std::unique_ptr<llvm::Module> M = reptx::lifttest::parseIR(IR, Ctx, Error);
+  if (!M)
+    return "PARSE ERROR: " + Error;
   llvm::Function *F = M->getFunction("f");
   Step(*F);
   std::string Broken;
