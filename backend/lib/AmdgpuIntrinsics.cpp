@@ -79,14 +79,9 @@ int dppControlForXor(unsigned Xor, bool Gfx10Plus) {
   }
 }
 
-} // namespace
-
-namespace {
-
-// The lane that every lane of a warp reads in `shfl.Mode a, b, c` when b and c are constants and
-// make it a fixed permutation with p true everywhere, as a replacement value; null when they
-// do not. PTX ISA 9.7.9.6: maxLane = (lane & seg) | (clamp & ~seg), and the source lane j is
-// valid when j <= maxLane.
+// The value that each lane reads in `shfl.Mode d, a, b, c` when the constants b and c make it a
+// fixed permutation with p true everywhere; null when they do not. PTX ISA 9.7.9.6: maxLane =
+// (lane & seg) | (clamp & ~seg), and the source lane j is valid when j <= maxLane.
 Value *fixedShuffle(IRBuilder<> &B, StringRef Mode, Value *A, unsigned Bv, unsigned C,
                     bool Gfx10Plus) {
   Type *I32 = B.getInt32Ty();
