@@ -528,6 +528,7 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
   for (Function &F : *M)
     if (!F.isDeclaration()) {
       loadArgumentsWhereUsed(F);
+      shiftAfterMerge(F);
       hoistCommonValues(F);
       sinkToFirstUse(F);
       // Our own IR surgery is checked like the prepared module (code generation does not verify).

@@ -331,4 +331,74 @@ bool hoistCommonValues(Function &F) {
   return Changed;
 }
 
+bool shiftAfterMerge(Function &F) {
+  DominatorTree DT(F);
+  bool Changed = false;
+  for (BasicBlock &BB : F) {
+    // Not in a loop header: there a phi of shifted values is a recurrence that LSR may have
+    // shaped on purpose.
+    if (any_of(predecessors(&BB), [&](BasicBlock *P) { return DT.dominates(&BB, P); }))
+      continue;
+    for (PHINode &P : make_early_inc_range(BB.phis())) {
+      auto *Ty = dyn_cast<IntegerType>(P.getType());
+      if (!Ty || P.use_empty())
+        continue;
+      // Only where the shift can fuse with every user (v_lshl_add, v_lshl_or; code generation
+      // sinks it next to them): adds and ors. Otherwise the shift is better off in the
+      // predecessors, where it may fold into a load (a bf16 loaded into a register's high half).
+      if (any_of(P.users(), [&](User *U) {
+            auto *I = dyn_cast<BinaryOperator>(U);
+            return !I || (I->getOpcode() != Instruction::Add && I->getOpcode() != Instruction::Or);
+          }))
+        continue;
+      std::optional<uint64_t> Amount;
+      bool Shifts = true;
+      for (Value *V : P.incoming_values()) {
+        auto *Sh = dyn_cast<BinaryOperator>(V);
+        auto *A = Sh && Sh->getOpcode() == Instruction::Shl
+                      ? dyn_cast<ConstantInt>(Sh->getOperand(1))
+                      : nullptr;
+        if (A && Sh->hasOneUse() && A->getValue().ult(Ty->getBitWidth()) &&
+            (!Amount || *Amount == A->getZExtValue())) {
+          Amount = A->getZExtValue();
+          continue;
+        }
+        if (!isa<ConstantInt>(V))
+          Shifts = false;
+      }
+      if (!Shifts || !Amount)
+        continue;
+      // Every constant must be some value shifted: its low Amount bits clear.
+      if (any_of(P.incoming_values(), [&](Value *V) {
+            auto *K = dyn_cast<ConstantInt>(V);
+            return K && K->getValue().countr_zero() < *Amount;
+          }))
+        continue;
+      PHINode *Unshifted = PHINode::Create(Ty, P.getNumIncomingValues(), P.getName() + ".unshifted",
+                                           P.getIterator());
+      for (unsigned I = 0; I < P.getNumIncomingValues(); ++I) {
+        Value *V = P.getIncomingValue(I);
+        Value *In = isa<ConstantInt>(V)
+                        ? ConstantInt::get(Ty, cast<ConstantInt>(V)->getValue().lshr(*Amount))
+                        : cast<BinaryOperator>(V)->getOperand(0);
+        Unshifted->addIncoming(In, P.getIncomingBlock(I));
+      }
+      IRBuilder<> B(&*BB.getFirstInsertionPt());
+      Value *Shifted = B.CreateShl(Unshifted, *Amount);
+      Shifted->takeName(&P);
+      SmallVector<Instruction *, 4> Old;
+      for (Value *V : P.incoming_values())
+        if (auto *I = dyn_cast<Instruction>(V))
+          Old.push_back(I);
+      P.replaceAllUsesWith(Shifted);
+      P.eraseFromParent();
+      for (Instruction *I : Old)
+        if (I->use_empty())
+          I->eraseFromParent();
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
 } // namespace reptx::backend

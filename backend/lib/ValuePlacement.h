@@ -1,5 +1,6 @@
 // Where values are computed, after the O3 pipeline and before code generation: compileObject
-// runs loadArgumentsWhereUsed, hoistCommonValues, then sinkToFirstUse, on every function.
+// runs loadArgumentsWhereUsed, shiftAfterMerge, hoistCommonValues, then sinkToFirstUse, on every
+// function.
 #pragma once
 
 namespace llvm {
@@ -33,5 +34,15 @@ bool hoistCommonValues(llvm::Function &F);
 /// alone, get each pointer loaded where it is used. Offsets are the kernarg layout of the
 /// arguments' types (natural alignment, in order). Returns whether anything changed.
 bool loadArgumentsWhereUsed(llvm::Function &F);
+
+/// Shifts after a merge what its predecessors shift before it: a phi (not in a loop header) whose
+/// incoming values are all `shl x, C` with one use, or constants with their low C bits clear, and
+/// whose users are all adds or ors, becomes `shl (phi x | constant >> C), C` at the
+/// top of its block. InstCombine pushes a shift
+/// of a phi with a constant into the predecessors (scan_block's `Buf[Cur]` after its loop:
+/// phi(0, Cur << 12)); there the constant needs a register of its own on one path and the shift
+/// cannot fuse with its user in the merge block (v_lshl_or, v_lshl_add). Returns whether anything
+/// changed.
+bool shiftAfterMerge(llvm::Function &F);
 
 } // namespace reptx::backend

@@ -641,6 +641,36 @@ TEST_P(LiftExec, SharedMemoryReverseWithBarrier) {
   }
 }
 
+// A double-buffered block scan (kernels/block_scan.cu): the buffer chosen after the loop is a
+// merge of the loop's exit and the path that skips it (a block of one thread), whose shift the
+// backend moves below the merge (ValuePlacement.h, shiftAfterMerge).
+TEST_P(LiftExec, BlockScanThroughSharedMemory) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, load("block_scan"));
+  for (uint32_t Block : {1u, 37u, 256u}) {
+    SCOPED_TRACE("block " + std::to_string(Block));
+    const uint32_t Blocks = 3, Total = Blocks * Block, N = Total > 5 ? Total - 5 : Total;
+    auto Words = testWords(Total, 31);
+    std::vector<int32_t> In(Total);
+    for (uint32_t I = 0; I < Total; ++I)
+      In[I] = int32_t(Words[I] % 2001) - 1000;
+    Device Dev;
+    LIFT_ASSERT_OK_AND_ASSIGN(DI, Dev.allocateArray<int32_t>(In, "in"));
+    std::vector<int32_t> Init(Total, 0x5a5a5a5a);
+    LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocateArray<int32_t>(Init, "out"));
+    auto P = DispatchParams::blocks(
+        "block_scan", {Blocks, 1, 1}, {Block, 1, 1},
+        KernargBuilder().addPointer(DI).addPointer(DO).add(int32_t(N)).take());
+    LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+    (void)R;
+    LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<int32_t>(DO, Total));
+    int32_t Sum = 0;
+    for (uint32_t I = 0; I < Total; ++I) {
+      Sum = (I % Block == 0 ? 0 : Sum) + (I < N ? In[I] : 0);
+      ASSERT_EQ(Out[I], I < N ? Sum : 0x5a5a5a5a) << "element " << I;
+    }
+  }
+}
+
 TEST_P(LiftExec, DynamicSharedMemory) {
   LIFT_ASSERT_OK_AND_ASSIGN(CO, load("dyn_shared"));
   const emulator::Kernel *K = CO->findKernel("dyn_shared");

@@ -379,4 +379,91 @@ exit:
             "entry: i c pp pg | then: hz v | loop: k qp k1 d | exit: || (unchanged)");
 }
 
+std::string afterShiftAfterMerge(const std::string &IR) {
+  return after(IR, [](llvm::Function &F) { reptx::backend::shiftAfterMerge(F); });
+}
+
+// scan_block after its loop: InstCombine pushed `Cur << 12` into the loop's exit (a phi of 0 and
+// the shifted value). The shift moves below the merge, on the phi of 0 and Cur, where it fuses
+// with the add (v_lshl_or) and 0 needs no register of its own.
+TEST(ValuePlacement, ShiftMovesBelowTheMergeOfItsAdd) {
+  EXPECT_EQ(afterShiftAfterMerge(R"(
+define i32 @f(i32 %cur, i32 %base, i1 %c) {
+entry:
+  br i1 %c, label %loopexit, label %merge
+loopexit:
+  %s = shl nuw nsw i32 %cur, 12
+  br label %merge
+merge:
+  %p = phi i32 [ 0, %entry ], [ %s, %loopexit ]
+  %a = add i32 %base, %p
+  ret i32 %a
+}
+)"),
+            "entry: | loopexit: | merge: p.unshifted p a");
+  // Two shifts by the same amount become one.
+  EXPECT_EQ(afterShiftAfterMerge(R"(
+define i32 @f(i32 %x, i32 %y, i32 %base, i1 %c) {
+entry:
+  br i1 %c, label %one, label %two
+one:
+  %s1 = shl i32 %x, 4
+  br label %merge
+two:
+  %s2 = shl i32 %y, 4
+  br label %merge
+merge:
+  %p = phi i32 [ %s1, %one ], [ %s2, %two ]
+  %a = or i32 %base, %p
+  ret i32 %a
+}
+)"),
+            "entry: | one: | two: | merge: p.unshifted p a");
+}
+
+// What stays: a user that cannot fuse the shift (here a store, as a bf16 widened into the high
+// half feeds a float), a constant that is not a shifted value, different amounts, a shift with
+// another use, and a loop header's phi (a recurrence).
+TEST(ValuePlacement, ShiftStaysAboveOtherMerges) {
+  auto Merge = [](const std::string &Left, const std::string &Use) {
+    return R"(
+define i32 @f(i32 %x, i32 %y, i32 %base, i1 %c, ptr addrspace(1) %q) {
+entry:
+  %t = shl i32 %y, 12
+  br i1 %c, label %one, label %merge
+one:
+  %s = shl i32 %x, 12
+  br label %merge
+merge:
+  %p = phi i32 [ )" +
+           Left + R"(, %entry ], [ %s, %one ]
+)" + Use + R"(
+  ret i32 %base
+}
+)";
+  };
+  const std::string Fused = "  %a = add i32 %base, %p";
+  EXPECT_EQ(afterShiftAfterMerge(Merge("0", "  store i32 %p, ptr addrspace(1) %q")),
+            "entry: t | one: s | merge: p");
+  EXPECT_EQ(afterShiftAfterMerge(Merge("5", Fused)), "entry: t | one: s | merge: p a");
+  EXPECT_EQ(afterShiftAfterMerge(Merge("8192", Fused)), "entry: t | one: | merge: p.unshifted p a");
+  EXPECT_EQ(afterShiftAfterMerge(Merge("%t", Fused + "\n  store i32 %t, ptr addrspace(1) %q")),
+            "entry: t | one: s | merge: p a");
+  EXPECT_EQ(afterShiftAfterMerge(R"(
+define i32 @f(i32 %x, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %p = phi i32 [ 0, %entry ], [ %s, %loop ]
+  %a = add i32 %p, 1
+  %s = shl i32 %a, 2
+  %done = icmp ugt i32 %s, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i32 %a
+}
+)"),
+            "entry: | loop: p a s done | exit:");
+}
+
 } // namespace
