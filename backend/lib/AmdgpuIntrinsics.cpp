@@ -92,6 +92,10 @@ Value *fixedShuffle(IRBuilder<> &B, StringRef Mode, Value *A, unsigned Bv, unsig
     // each 32 lanes: and = seg, or = b & ~seg.
     if ((Bv & Rest) > (Clamp & Rest))
       return nullptr;
+    // One source lane for the whole warp, and on GFX10+ the warp is the wave (wave32): a
+    // uniform v_readlane, whose users may stay scalar.
+    if (Seg == 0 && Gfx10Plus)
+      return B.CreateIntrinsic(Intrinsic::amdgcn_readlane, {I32}, {A, B.getInt32(Bv & 31)});
     return B.CreateIntrinsic(Intrinsic::amdgcn_ds_swizzle, {},
                              {A, B.getInt32(Seg | ((Bv & Rest) << 5))});
   }

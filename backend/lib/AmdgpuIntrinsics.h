@@ -13,7 +13,8 @@ llvm::Error defineIntrinsics(llvm::Module &M, unsigned CodeObjectVersion);
 /// shfl.sync.bfly and shfl.sync.idx whose b and c are constants that make them a fixed
 /// permutation within each warp with p true everywhere (nvcc's __shfl_xor_sync(m, v, b, w) with
 /// b < w, __shfl_sync(m, v, k, w) with k < w) become one instruction without a lane address
-/// instead of the helper's ds_bpermute: idx ds_swizzle's bit-mask mode (lane & seg | k); bfly on
+/// instead of the helper's ds_bpermute: idx ds_swizzle's bit-mask mode (lane & seg | k), or on
+/// GFX10+ (wave32: the warp is the wave) v_readlane when the whole warp reads lane k; bfly on
 /// GFX10+ a DPP row_xmask move (b < 16) or v_permlanex16, on GFX9 a DPP move for b = 1, 2, 3, 7,
 /// 8, 15 and ds_swizzle otherwise. A DPP move folds into the instruction that reads it. Runs in
 /// the O3 pipeline once the register slots are promoted (nvcc moves b and c into registers),

@@ -495,9 +495,10 @@ TEST(Backend, DivisionLowering) {
 
 // shfl.bfly and shfl.idx with constant lanes inside their segments (nvcc moves b and c into
 // registers first) are fixed permutations: no ds_bpermute, but DPP (GFX9 quad_perm for xor 1;
-// GFX10+ row_xmask for xor 1 and 5), ds_swizzle (GFX9 xor 5 and 16; idx everywhere) and
-// v_permlanex16 (GFX10+ xor 16); a shfl.down keeps the helper's ds_bpermute. Their results are
-// checked by execution in the conformance suite (warp family).
+// GFX10+ row_xmask for xor 1 and 5), ds_swizzle (GFX9 xor 5 and 16; idx in segments of 8, and
+// of 32 on GFX9), v_readlane (GFX10+ idx of the whole warp) and v_permlanex16 (GFX10+ xor 16);
+// a shfl.down keeps the helper's ds_bpermute. Their results are checked by execution in the
+// conformance suite (warp family).
 TEST(Backend, ConstantShufflesBecomeFixedPermutations) {
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"
                      ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<3>;\n"
@@ -507,6 +508,7 @@ TEST(Backend, ConstantShufflesBecomeFixedPermutations) {
                      "shfl.sync.bfly.b32 %r5, %r1, 1, 31, -1;\nadd.u32 %r1, %r1, %r5;\n"
                      "shfl.sync.bfly.b32 %r5, %r1, 5, 31, -1;\nadd.u32 %r1, %r1, %r5;\n"
                      "shfl.sync.idx.b32 %r5, %r1, 3, 0x181f, -1;\nadd.u32 %r1, %r1, %r5;\n"
+                     "shfl.sync.idx.b32 %r5, %r1, 7, 31, -1;\nadd.u32 %r1, %r1, %r5;\n"
                      "shfl.sync.down.b32 %r5, %r1, 1, 31, -1;\nadd.u32 %r1, %r1, %r5;\n"
                      "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd2, %rd1, %rd2;\n"
                      "st.global.u32 [%rd2], %r1;\nret;\n}\n";
@@ -516,10 +518,12 @@ TEST(Backend, ConstantShufflesBecomeFixedPermutations) {
     auto Count = [&](llvm::StringRef What) { return llvm::StringRef(Code).count(What); };
     EXPECT_EQ(Count("ds_bpermute_b32"), 1u) << Code;
     if (llvm::StringRef(Arch).starts_with("gfx9")) {
-      EXPECT_EQ(Count("ds_swizzle_b32"), 3u) << Code;
+      EXPECT_EQ(Count("ds_swizzle_b32"), 4u) << Code;
+      EXPECT_EQ(Count("v_readlane_b32"), 0u) << Code;
       EXPECT_EQ(Count("quad_perm:[1,0,3,2]"), 1u) << Code;
     } else {
       EXPECT_EQ(Count("ds_swizzle_b32"), 1u) << Code;
+      EXPECT_EQ(Count("v_readlane_b32"), 1u) << Code;
       EXPECT_EQ(Count("v_permlanex16_b32"), 1u) << Code;
       EXPECT_EQ(Count("row_xmask:1 "), 1u) << Code;
       EXPECT_EQ(Count("row_xmask:5 "), 1u) << Code;
