@@ -175,8 +175,9 @@ bool dropUnobservedNaNCanonicalization(Function &F) {
         Selects.push_back(S);
   bool Changed = false;
   for (SelectInst *S : Selects) {
+    // Recomputed: an earlier replacement may have rewritten this select's operand.
     Value *X = canonicalizedOperand(S);
-    if (!Observers().blind(S))
+    if (!X || !Observers().blind(S))
       continue;
     auto *Cmp = cast<Instruction>(S->getCondition());
     S->replaceAllUsesWith(X);

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -332,13 +333,9 @@ bool hoistCommonValues(Function &F) {
 }
 
 bool shiftAfterMerge(Function &F) {
-  DominatorTree DT(F);
+  std::optional<DominatorTree> DT; // built for the first candidate, if any
   bool Changed = false;
   for (BasicBlock &BB : F) {
-    // Not in a loop header: there a phi of shifted values is a recurrence that LSR may have
-    // shaped on purpose.
-    if (any_of(predecessors(&BB), [&](BasicBlock *P) { return DT.dominates(&BB, P); }))
-      continue;
     for (PHINode &P : make_early_inc_range(BB.phis())) {
       auto *Ty = dyn_cast<IntegerType>(P.getType());
       if (!Ty || P.use_empty())
@@ -367,6 +364,12 @@ bool shiftAfterMerge(Function &F) {
           Shifts = false;
       }
       if (!Shifts || !Amount)
+        continue;
+      // Not in a loop header: there a phi of shifted values is a recurrence that LSR may have
+      // shaped on purpose. (The CFG does not change here, so one tree serves the function.)
+      if (!DT)
+        DT.emplace(F);
+      if (any_of(predecessors(&BB), [&](BasicBlock *Pred) { return DT->dominates(&BB, Pred); }))
         continue;
       // Every constant must be some value shifted: its low Amount bits clear.
       if (any_of(P.incoming_values(), [&](Value *V) {

@@ -10,7 +10,6 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
-#include <cstring>
 
 using namespace llvm;
 
