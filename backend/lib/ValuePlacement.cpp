@@ -23,6 +23,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 
 #include <algorithm>
@@ -133,6 +134,59 @@ void sinkToFirstUse(Function &F) {
   }
 }
 
+namespace {
+
+/// The lane count v_mbcnt (AMDGPU's %laneid and lane masks): a pure function of its operands that
+/// LLVM does not mark speculatable. (Other pure intrinsics stay: a hoisted umax of a division's
+/// guard only lengthened live ranges, its division staying behind.)
+bool isLaneCount(const Instruction &I) {
+  auto *II = dyn_cast<IntrinsicInst>(&I);
+  return II && (II->getIntrinsicID() == Intrinsic::amdgcn_mbcnt_lo ||
+                II->getIntrinsicID() == Intrinsic::amdgcn_mbcnt_hi);
+}
+
+/// Whether I is used inside loop L, or only computes, in its own block, values that are (the
+/// expression it starts, up to 64 values): then I, or what it computes, is live throughout L.
+bool feedsLoop(const Instruction &Start, const Loop &L) {
+  SmallPtrSet<const Instruction *, 16> Seen = {&Start};
+  SmallVector<const Instruction *, 16> Work = {&Start};
+  while (!Work.empty()) {
+    const Instruction *I = Work.pop_back_val();
+    bool Inside = any_of(I->uses(), [&](const Use &U) {
+      auto *UI = cast<Instruction>(U.getUser());
+      if (auto *Phi = dyn_cast<PHINode>(UI))
+        return L.contains(Phi->getIncomingBlock(U));
+      return L.contains(UI->getParent());
+    });
+    if (Inside)
+      continue;
+    if (I->use_empty())
+      return false;
+    for (const User *U : I->users()) {
+      auto *UI = cast<Instruction>(U);
+      if (UI->getParent() != Start.getParent() || isa<PHINode>(UI))
+        return false;
+      if (Seen.insert(UI).second) {
+        if (Seen.size() > 64)
+          return false;
+        Work.push_back(UI);
+      }
+    }
+  }
+  return true;
+}
+
+/// Whether one of MEMBERS is live throughout loop L already (or the expression it starts is):
+/// defined outside it, in a block that dominates its header, and feeding it.
+bool livesThrough(ArrayRef<Instruction *> Members, const Loop &L, const DominatorTree &DT) {
+  return any_of(Members, [&](Instruction *I) {
+    return !L.contains(I->getParent()) && DT.dominates(I->getParent(), L.getHeader()) &&
+           feedsLoop(*I, L);
+  });
+}
+
+} // namespace
+
 static bool hoistCommonValuesOnce(Function &F) {
   DominatorTree DT(F);
   LoopInfo LI(DT);
@@ -150,8 +204,8 @@ static bool hoistCommonValuesOnce(Function &F) {
     for (Instruction &I : BB) {
       if (!(isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
             isa<CmpInst>(I) || isa<GetElementPtrInst>(I) || isa<SelectInst>(I) ||
-            isa<ExtractElementInst>(I) || isa<InsertElementInst>(I)) ||
-          I.use_empty() || !isSafeToSpeculativelyExecute(&I))
+            isa<ExtractElementInst>(I) || isa<InsertElementInst>(I) || isLaneCount(I)) ||
+          I.use_empty() || !(isLaneCount(I) || isSafeToSpeculativelyExecute(&I)))
         continue;
       Key.clear();
       Key.push_back(Tag(I.getOpcode()));
@@ -178,23 +232,41 @@ static bool hoistCommonValuesOnce(Function &F) {
       Where = DT.findNearestCommonDominator(Where, I->getParent());
     // Only where the value's live range grows by a few loop-free blocks: every block between
     // the dominator and a copy (walking back from the copy) is in Where's own loop, and there
-    // are at most 32 of them.
-    unsigned Depth = LI.getLoopDepth(Where);
+    // are at most 32 of them; or it is in a loop nested there through which the value lives
+    // already, because a copy defined before that loop is used inside it (nvcc's unrolled loop
+    // and its remainder loop, each with the same lane and address values hoisted in front).
+    Loop *Own = LI.getLoopFor(Where);
     SmallPtrSet<BasicBlock *, 32> Seen;
+    SmallPtrSet<Loop *, 4> Crossed;
     SmallVector<BasicBlock *, 32> Work;
+    unsigned Walked = 0;
     bool Near = true;
     for (Instruction *I : Members)
       if (I->getParent() != Where && Seen.insert(I->getParent()).second)
         Work.push_back(I->getParent());
     while (Near && !Work.empty()) {
       BasicBlock *B = Work.pop_back_val();
-      if (LI.getLoopDepth(B) != Depth || LI.getLoopFor(B) != LI.getLoopFor(Where) ||
-          Seen.size() > 32) {
+      Loop *L = LI.getLoopFor(B);
+      if (L == Own) {
+        if (++Walked > 32) {
+          Near = false;
+          break;
+        }
+        for (BasicBlock *P : predecessors(B))
+          if (P != Where && Seen.insert(P).second)
+            Work.push_back(P);
+        continue;
+      }
+      // The outermost loop around B that Where's loop contains: the walk goes on in front of it.
+      while (L && L->getParentLoop() != Own)
+        L = L->getParentLoop();
+      if (!L || L->contains(Where) || !(Crossed.count(L) || livesThrough(Members, *L, DT))) {
         Near = false;
         break;
       }
-      for (BasicBlock *P : predecessors(B))
-        if (P != Where && Seen.insert(P).second)
+      Crossed.insert(L);
+      for (BasicBlock *P : predecessors(L->getHeader()))
+        if (P != Where && !L->contains(P) && Seen.insert(P).second)
           Work.push_back(P);
     }
     if (!Near)

@@ -19,11 +19,15 @@ namespace reptx::backend {
 void sinkToFirstUse(llvm::Function &F);
 
 /// Computes once what nvcc computes again in sibling blocks: identical pure values (arithmetic,
-/// casts, compares, GEPs, selects; safe to execute on any path) in blocks none of which dominates
-/// the others move to their nearest common dominator, provided that every block between it and
-/// each copy is loop-free at the dominator's level (at most 32 of them), so a live range never
-/// grows around a loop. Repeats until nothing moves (at most 8 rounds), so whole expressions
-/// follow their operands; deterministic (groups in program order). Returns whether anything moved.
+/// casts, compares, GEPs, selects, the lane count v_mbcnt; safe to execute on any path) in blocks
+/// none of which dominates the others move to their nearest common dominator, provided that every
+/// block between it and each copy is loop-free at the dominator's level (at most 32 of them), or
+/// lies in a loop nested there that a copy defined in front of it feeds (directly, or through the
+/// expression it starts in its block), so a live range never grows around a loop that did not
+/// keep the value live already: nvcc's 4x-unrolled loop and its remainder loop, each with the
+/// same lane values in front, share one computation. Repeats until nothing moves (at most 8
+/// rounds), so whole expressions follow their operands; deterministic (groups in program order).
+/// Returns whether anything moved.
 bool hoistCommonValues(llvm::Function &F);
 
 /// Loads each kernel argument that the entry block does not use from the kernarg segment where

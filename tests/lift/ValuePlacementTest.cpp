@@ -1,6 +1,7 @@
 // The backend's value placement after O3 (backend/lib/ValuePlacement.h). hoistCommonValues:
 // identical pure values of sibling blocks are computed once in their common dominator, never
-// around a loop and never when executing them on every path could trap. sinkToFirstUse: pure
+// around a loop that did not keep them live already and never when executing them on every path
+// could trap. sinkToFirstUse: pure
 // values move to just before their first user in the block, only when no operand's live range
 // grows; loads, stores, calls, PHIs and values used in other blocks keep their places.
 #include "ValuePlacement.h"
@@ -118,6 +119,47 @@ two:
 }
 )";
   EXPECT_EQ(afterHoisting(IR), "entry: | one: m1 | loop: i next done | two: m2");
+}
+
+// nvcc's loop unrolled by 4 and its remainder loop, each with the same lane values hoisted in
+// front of it (the lane count, then an expression on it): the values live through the first loop
+// already, so the second loop's copies go, and the whole expression is computed once before both.
+// A copy that only the code after the first loop would keep live through it stays (%o2).
+TEST(ValuePlacement, HoistPastALoopThatUsesTheValueAlready) {
+  const std::string IR = R"(
+define void @f(ptr addrspace(1) %p, i32 %x, i32 %n, i1 %c) {
+entry:
+  br i1 %c, label %rest, label %pre
+pre:
+  %l1 = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
+  %h1 = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %l1)
+  %s1 = shl i32 %h1, 2
+  %o1 = mul i32 %x, 7
+  store i32 %o1, ptr addrspace(1) %p
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %pre ], [ %next, %loop ]
+  %v = add i32 %i, %s1
+  store i32 %v, ptr addrspace(1) %p
+  %next = add i32 %i, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %rest, label %loop
+rest:
+  br label %pre2
+pre2:
+  %l2 = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
+  %h2 = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %l2)
+  %s2 = shl i32 %h2, 2
+  %o2 = mul i32 %x, 7
+  store i32 %s2, ptr addrspace(1) %p
+  store i32 %o2, ptr addrspace(1) %p
+  ret void
+}
+declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)
+declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)
+)";
+  EXPECT_EQ(afterHoisting(IR),
+            "entry: l1 h1 s1 | pre: o1 | loop: i v next done | rest: | pre2: o2");
 }
 
 // A division that could trap is not executed where the program did not execute it; two shapes
