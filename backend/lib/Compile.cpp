@@ -7,6 +7,7 @@
 #include "AmdgpuIntrinsics.h"
 #include "DeviceLibrary.h"
 #include "MinMaxNaN.h"
+#include "SpinLocks.h"
 #include "ValuePlacement.h"
 #include "WarpLayout.h"
 
@@ -522,11 +523,12 @@ Expected<ObjectFile> compileObject(std::unique_ptr<Module> M, const CompileOptio
     }();
     MPM.run(*M, MAM);
   }
-  // Where kernel arguments are loaded (where they are used) and nvcc's address arithmetic is
-  // computed (ValuePlacement.h): once for sibling blocks, and next to the loads and stores it
-  // feeds.
+  // Spin locks that lanes of one wave take in turn (SpinLocks.h); then where kernel arguments
+  // are loaded (where they are used) and nvcc's address arithmetic is computed
+  // (ValuePlacement.h): once for sibling blocks, and next to the loads and stores it feeds.
   for (Function &F : *M)
     if (!F.isDeclaration()) {
+      moveCriticalSectionsIntoSpinLoops(F);
       loadArgumentsWhereUsed(F);
       shiftAfterMerge(F);
       hoistCommonValues(F);
