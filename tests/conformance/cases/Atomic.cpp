@@ -199,8 +199,77 @@ void addAtomicCases(CaseList &L) {
     C.Scratch = {0, 0};
     C.Block = 16;
     C.Ref = [](RefContext &X) { X.Scratch[1] = 120; };
-    C.Skip = "a lock spun by lanes of one wave cannot be taken (no independent thread scheduling "
-             "in a wave)";
+    L.push_back(C);
+  }
+  // The same lock taken by two warps (one wave in gfx942's packed mode).
+  {
+    Case C = L.back();
+    C.Name = "cas.spinlock.two_warps";
+    C.Rows.assign(64, std::vector<u64>{});
+    C.Block = 64;
+    C.Ref = [](RefContext &X) { X.Scratch[1] = 63 * 64 / 2; };
+    L.push_back(C);
+  }
+  // A critical section with a branch, released by st.release; the value it computes is used
+  // after the release (each thread's own, whatever the order).
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "cas.spinlock.branch_release_store";
+    C.OutTypes = {"u32"};
+    C.Body = "$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n setp.ne.u32 %p0, %r0, 0;\n"
+             " @%p0 bra $Lretry;\n ld.volatile.global.u32 %r1, [%scratch+8];\n"
+             " and.b32 %r4, %gid, 1;\n setp.eq.u32 %p1, %r4, 0;\n mov.u32 %r5, %gid;\n"
+             " @%p1 bra $Leven;\n shl.b32 %r5, %gid, 1;\n$Leven:\n add.u32 %r1, %r1, %r5;\n"
+             " st.volatile.global.u32 [%scratch+8], %r1;\n"
+             " st.release.gpu.global.u32 [%scratch], 0;\n mov.u32 %d0, %r5;";
+    C.Rows.assign(32, std::vector<u64>{});
+    C.Scratch = {0, 0};
+    C.Ref = [](RefContext &X) {
+      u64 Sum = 0;
+      for (u64 G = 0; G < X.Out.size(); ++G) {
+        X.Out[G] = {G % 2 ? 2 * G : G};
+        Sum += X.Out[G][0];
+      }
+      X.Scratch[1] = Sum;
+    };
+    L.push_back(C);
+  }
+  // A lock in shared memory, taken by 64 threads (two warps), then a barrier after the release.
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "cas.spinlock.shared";
+    C.OutTypes = {"u32"};
+    C.ModuleDecls = ".shared .align 8 .u32 $lk[2];";
+    C.Body = "mov.u32 %r9, %tid.x;\n setp.ne.u32 %p2, %r9, 0;\n @%p2 bra $Linit;\n"
+             " st.shared.v2.u32 [$lk], {0, 0};\n$Linit:\n bar.sync 0;\n$Lretry:\n"
+             " atom.shared.cas.b32 %r0, [$lk], 0, 1;\n setp.ne.u32 %p0, %r0, 0;\n"
+             " @%p0 bra $Lretry;\n ld.volatile.shared.u32 %r1, [$lk+4];\n"
+             " add.u32 %r1, %r1, %gid;\n st.volatile.shared.u32 [$lk+4], %r1;\n"
+             " atom.shared.exch.b32 %r2, [$lk], 0;\n bar.sync 0;\n ld.shared.u32 %d0, [$lk+4];";
+    C.Rows.assign(64, std::vector<u64>{});
+    C.Block = 64;
+    C.Ref = [](RefContext &X) {
+      for (auto &O : X.Out)
+        O = {63 * 64 / 2};
+    };
+    L.push_back(C);
+  }
+  // Each thread takes the lock three times (the spin loop inside another loop).
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "cas.spinlock.repeated";
+    C.Body =
+        "mov.u32 %r6, 0;\n$Louter:\n$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n"
+        " setp.ne.u32 %p0, %r0, 0;\n @%p0 bra $Lretry;\n"
+        " ld.volatile.global.u32 %r1, [%scratch+8];\n add.u32 %r1, %r1, 1;\n"
+        " st.volatile.global.u32 [%scratch+8], %r1;\n atom.global.exch.b32 %r2, [%scratch], 0;\n"
+        " add.u32 %r6, %r6, 1;\n setp.lt.u32 %p1, %r6, 3;\n @%p1 bra $Louter;";
+    C.Rows.assign(32, std::vector<u64>{});
+    C.Scratch = {0, 0};
+    C.Ref = [](RefContext &X) { X.Scratch[1] = 96; };
     L.push_back(C);
   }
   // Shared-memory atomics, read back after a barrier.
