@@ -12,6 +12,7 @@
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -19,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -100,6 +102,23 @@ inline std::unique_ptr<llvm::Module> parseIR(const std::string &IR, llvm::LLVMCo
     Err.print("IR", OS);
   }
   return M;
+}
+
+/// Parses IR into M, runs STEP on its function @f and verifies the module: empty when all went
+/// well, else "PARSE ERROR: ..." or "INVALID: ..." (the backend's IR steps, tested alone).
+inline std::string runOnF(const std::string &IR, llvm::LLVMContext &Ctx,
+                          std::unique_ptr<llvm::Module> &M,
+                          const std::function<void(llvm::Function &)> &Step) {
+  std::string Error;
+  M = parseIR(IR, Ctx, Error);
+  if (!M)
+    return "PARSE ERROR: " + Error;
+  Step(*M->getFunction("f"));
+  std::string Broken;
+  llvm::raw_string_ostream OS(Broken);
+  if (llvm::verifyModule(*M, &OS))
+    return "INVALID: " + Broken;
+  return "";
 }
 
 } // namespace reptx::lifttest

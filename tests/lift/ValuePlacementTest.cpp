@@ -13,7 +13,6 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -28,16 +27,10 @@ namespace {
 // instructions, in order), or what went wrong.
 std::string after(const std::string &IR, const std::function<void(llvm::Function &)> &Step) {
   llvm::LLVMContext Ctx;
-  std::string Error;
-  std::unique_ptr<llvm::Module> M = reptx::lifttest::parseIR(IR, Ctx, Error);
-  if (!M)
-    return "PARSE ERROR: " + Error;
+  std::unique_ptr<llvm::Module> M;
+  if (std::string Error = reptx::lifttest::runOnF(IR, Ctx, M, Step); !Error.empty())
+    return Error;
   llvm::Function *F = M->getFunction("f");
-  Step(*F);
-  std::string Broken;
-  llvm::raw_string_ostream BrokenOS(Broken);
-  if (llvm::verifyModule(*M, &BrokenOS))
-    return "INVALID: " + Broken;
   std::string Out;
   for (llvm::BasicBlock &B : *F) {
     Out += (Out.empty() ? "" : " | ") + B.getName().str() + ":";
