@@ -256,6 +256,36 @@ void addAtomicCases(CaseList &L) {
     };
     L.push_back(C);
   }
+  // Test and test-and-set: wait while the lock reads taken (ld.volatile), then try the cas; the
+  // lock taken by exch and released by a relaxed atomic store.
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "cas.spinlock.test_and_test_and_set";
+    C.Body = "$Lwait:\n ld.volatile.global.u32 %r7, [%scratch];\n setp.ne.u32 %p3, %r7, 0;\n"
+             " @%p3 bra $Lwait;\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n"
+             " setp.ne.u32 %p0, %r0, 0;\n @%p0 bra $Lwait;\n"
+             " ld.volatile.global.u32 %r1, [%scratch+8];\n add.u32 %r1, %r1, %gid;\n"
+             " st.volatile.global.u32 [%scratch+8], %r1;\n membar.gl;\n"
+             " atom.global.exch.b32 %r2, [%scratch], 0;";
+    C.Rows.assign(32, std::vector<u64>{});
+    C.Scratch = {0, 0};
+    C.Ref = [](RefContext &X) { X.Scratch[1] = 31 * 32 / 2; };
+    L.push_back(C);
+  }
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "exch.spinlock";
+    C.Body = "$Lretry:\n atom.global.exch.b32 %r0, [%scratch], 1;\n setp.ne.u32 %p0, %r0, 0;\n"
+             " @%p0 bra $Lretry;\n ld.volatile.global.u32 %r1, [%scratch+8];\n"
+             " add.u32 %r1, %r1, %gid;\n st.volatile.global.u32 [%scratch+8], %r1;\n"
+             " st.relaxed.gpu.global.u32 [%scratch], 0;";
+    C.Rows.assign(32, std::vector<u64>{});
+    C.Scratch = {0, 0};
+    C.Ref = [](RefContext &X) { X.Scratch[1] = 31 * 32 / 2; };
+    L.push_back(C);
+  }
   // Each thread takes the lock three times (the spin loop inside another loop).
   {
     Case C;
