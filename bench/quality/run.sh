@@ -6,10 +6,12 @@
 #       shared/reference/amdgpu-codegen.md section 4a, with -ffp-contract=on like nvcc's fma);
 # both as code object v5, then prints stats.py's table (ratios reptx/native per kernel).
 #
-# usage: bench/quality/run.sh [-r REPTX] [-a gfx942] [-o OUTDIR] [-m] [-l]
+# usage: bench/quality/run.sh [-r REPTX] [-a gfx942] [-o OUTDIR] [-m] [-l] [-u]
 #   -r  the reptx binary (default: build/h-quality-rel, h-quality, release, ci)
 #   -a  target (default gfx942)      -o  keep the PTX and code objects in OUTDIR
 #   -m  Markdown table               -l  also print the hot loops of both builds
+#   -u  also a second table against a native build that unrolls the loops nvcc unrolls by 4
+#       (kernels.cu NVCC_UNROLL; a diagnostic: the goal's baseline is the first table's)
 # Exit: 0 done (or SKIPPED without nvcc), 1 a kernel reptx did not compile, 2 a build or tool
 # failure. The kernel cache is not touched (reptx compile --no-cache).
 set -eu
@@ -23,14 +25,16 @@ ARCH=gfx942
 REPTX=
 OUT=
 STATS_FLAGS=
+UNROLLED=
 
-while getopts r:a:o:ml opt; do
+while getopts r:a:o:mlu opt; do
   case $opt in
   r) REPTX=$OPTARG ;;
   a) ARCH=$OPTARG ;;
   o) OUT=$OPTARG ;;
   m) STATS_FLAGS="$STATS_FLAGS --markdown" ;;
   l) STATS_FLAGS="$STATS_FLAGS --loops" ;;
+  u) UNROLLED=1 ;;
   *) sed -n '2,/^set -eu/p' "$0" | sed '$d' >&2; exit 2 ;;
   esac
 done
@@ -77,11 +81,26 @@ REPTX_CACHE_PATH="$W/cache" "$REPTX" compile "$W/kernels.ptx" --arch "$ARCH" --c
 }
 [ -s "$W/reptx.log" ] && cat "$W/reptx.log" >&2
 
-# (b) native: clang-22 HIP, no ROCm headers or device libraries.
-"$CLANG" -x hip -nogpuinc -nogpulib --offload-arch="$ARCH" --offload-device-only \
-  --no-gpu-bundle-output -O3 -ffp-contract=on -mcode-object-version=5 \
-  -c "$HERE/kernels.cu" -o "$W/native_$ARCH.hsaco" || fail "clang++ (HIP)"
+# (b) native: clang-22 HIP, no ROCm headers or device libraries (with -u, once more with nvcc's
+# unrolling: QUALITY_NVCC_UNROLL).
+native() {
+  # shellcheck disable=SC2086 # $2: extra flags, a list
+  "$CLANG" -x hip -nogpuinc -nogpulib --offload-arch="$ARCH" --offload-device-only \
+    --no-gpu-bundle-output -O3 -ffp-contract=on -mcode-object-version=5 $2 \
+    -c "$HERE/kernels.cu" -o "$1" || fail "clang++ (HIP)"
+}
+native "$W/native_$ARCH.hsaco" ""
 
 # shellcheck disable=SC2086 # STATS_FLAGS is a list of flags
 LLVM_BIN=$LLVM_BIN python3 "$HERE/stats.py" --mcpu "$ARCH" $STATS_FLAGS \
   "$W/reptx_$ARCH.hsaco" "$W/native_$ARCH.hsaco"
+
+if [ -n "$UNROLLED" ]; then
+  # clang cannot unroll scan_rows_warp's loop (its shuffles are convergent): no warning for it.
+  native "$W/native_unrolled_$ARCH.hsaco" "-DQUALITY_NVCC_UNROLL -Wno-pass-failed"
+  echo
+  echo "# against native with nvcc's 4x unrolling of the NVCC_UNROLL loops (diagnostic)"
+  # shellcheck disable=SC2086
+  LLVM_BIN=$LLVM_BIN python3 "$HERE/stats.py" --mcpu "$ARCH" $STATS_FLAGS \
+    "$W/reptx_$ARCH.hsaco" "$W/native_unrolled_$ARCH.hsaco"
+fi
