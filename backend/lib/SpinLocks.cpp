@@ -126,6 +126,13 @@ bool findCriticalSection(const Loop &L, const LoopInfo &LI, const DominatorTree 
   }
   if (!Last)
     return false;
+  // Single-entry: no way into the section but the exit edge (LoopInfo sees no irreducible cycle
+  // through the code after the release).
+  SmallPtrSet<BasicBlock *, 8> Inside(S.Blocks.begin(), S.Blocks.end());
+  for (BasicBlock *B : S.Blocks)
+    for (BasicBlock *P : predecessors(B))
+      if (!Inside.count(P) && !(B == Y && P == X))
+        return false;
   // The release's block last; the walk gave the others in no particular order, which is fine.
   llvm::erase(S.Blocks, Last);
   S.Blocks.push_back(Last);

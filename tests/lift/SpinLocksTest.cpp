@@ -100,7 +100,8 @@ done:
 }
 
 // A barrier (convergent) or a call in the section: it must keep running with the lanes it ran
-// with, so the section stays after the loop; so does a lock released on one path only.
+// with, so the section stays after the loop; so does a lock released on one path only, and a
+// section that code after the release can enter again.
 TEST(SpinLocks, SectionWithABarrierACallOrOnePathReleaseStays) {
   auto Spin = [](const std::string &Section) {
     return "declare void @llvm.amdgcn.s.barrier()\n"
@@ -127,6 +128,13 @@ TEST(SpinLocks, SectionWithABarrierACallOrOnePathReleaseStays) {
                        "keep:\n  store i32 1, ptr addrspace(1) %c\n  ret void\n")),
             "unchanged: entry: retry | retry: section retry | section: rel keep | rel: | keep: | "
             "phis:");
+  // A way back into the section from after the release (an irreducible cycle, which LoopInfo
+  // does not see as a loop): not single-entry.
+  EXPECT_EQ(after(Spin("  br i1 %k, label %a, label %z\na:\n  br label %z\n"
+                       "z:\n  store atomic i32 0, ptr addrspace(1) %lock monotonic, align 4\n"
+                       "  br label %t\nt:\n  br i1 %k, label %a, label %out\nout:\n  ret void\n")),
+            "unchanged: entry: retry | retry: section retry | section: a z | a: z | z: t | "
+            "t: a out | out: | phis:");
 }
 
 } // namespace
