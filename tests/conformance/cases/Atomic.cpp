@@ -286,6 +286,21 @@ void addAtomicCases(CaseList &L) {
     C.Ref = [](RefContext &X) { X.Scratch[1] = 31 * 32 / 2; };
     L.push_back(C);
   }
+  // A failed try backs off with nanosleep before the next (the spin loop has two blocks).
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "cas.spinlock.backoff";
+    C.Body =
+        "$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n setp.eq.u32 %p0, %r0, 0;\n"
+        " @%p0 bra $Lgot;\n nanosleep.u32 20;\n bra.uni $Lretry;\n$Lgot:\n"
+        " ld.volatile.global.u32 %r1, [%scratch+8];\n add.u32 %r1, %r1, %gid;\n"
+        " st.volatile.global.u32 [%scratch+8], %r1;\n atom.global.exch.b32 %r2, [%scratch], 0;";
+    C.Rows.assign(32, std::vector<u64>{});
+    C.Scratch = {0, 0};
+    C.Ref = [](RefContext &X) { X.Scratch[1] = 31 * 32 / 2; };
+    L.push_back(C);
+  }
   // Each thread takes the lock three times (the spin loop inside another loop).
   {
     Case C;
