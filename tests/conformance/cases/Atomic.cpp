@@ -58,6 +58,29 @@ float hf(u64 V) { return float(std::bit_cast<_Float16>(uint16_t(V))); }
 u64 bf(float F) { return std::bit_cast<uint32_t>(F) >> 16; } // exact for the test values
 float bff(u64 V) { return std::bit_cast<float>(uint32_t(V & 0xffff) << 16); }
 
+// A spin lock at scratch word 0 guarding the counter at word 1: each of Threads threads (blocks
+// of Block, 0: one block) runs Take (returns holding the lock), adds %gid to the counter with
+// volatile accesses and runs Give (the release); the counter must end at the sum of the ids.
+Case SpinLock(std::string Name, const std::string &Take, const std::string &Give, unsigned Threads,
+              unsigned Block = 0) {
+  Case C;
+  C.Family = "atomic";
+  C.Name = std::move(Name);
+  C.Body = Take +
+           " ld.volatile.global.u32 %r1, [%scratch+8];\n add.u32 %r1, %r1, %gid;\n"
+           " st.volatile.global.u32 [%scratch+8], %r1;\n" +
+           Give;
+  C.Rows.assign(Threads, std::vector<u64>{});
+  C.Scratch = {0, 0};
+  C.Block = Block;
+  C.Ref = [](RefContext &X) { X.Scratch[1] = u64(X.Out.size()) * (X.Out.size() - 1) / 2; };
+  return C;
+}
+
+const char *const CasTake = "$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n"
+                            " setp.ne.u32 %p0, %r0, 0;\n @%p0 bra $Lretry;\n";
+const char *const ExchGive = " membar.gl;\n atom.global.exch.b32 %r2, [%scratch], 0;";
+
 } // namespace
 
 void addAtomicCases(CaseList &L) {
@@ -186,30 +209,10 @@ void addAtomicCases(CaseList &L) {
     };
     L.push_back(C);
   }
-  // A spin lock built from cas and exch: every thread of the block increments a counter.
-  {
-    Case C;
-    C.Family = "atomic";
-    C.Name = "cas.spinlock";
-    C.Body = "$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n setp.ne.u32 %p0, %r0, 0;\n"
-             " @%p0 bra $Lretry;\n ld.volatile.global.u32 %r1, [%scratch+8];\n"
-             " add.u32 %r1, %r1, %gid;\n st.volatile.global.u32 [%scratch+8], %r1;\n"
-             " membar.gl;\n atom.global.exch.b32 %r2, [%scratch], 0;";
-    C.Rows.assign(16, std::vector<u64>{});
-    C.Scratch = {0, 0};
-    C.Block = 16;
-    C.Ref = [](RefContext &X) { X.Scratch[1] = 120; };
-    L.push_back(C);
-  }
-  // The same lock taken by two warps (one wave in gfx942's packed mode).
-  {
-    Case C = L.back();
-    C.Name = "cas.spinlock.two_warps";
-    C.Rows.assign(64, std::vector<u64>{});
-    C.Block = 64;
-    C.Ref = [](RefContext &X) { X.Scratch[1] = 63 * 64 / 2; };
-    L.push_back(C);
-  }
+  // A spin lock built from cas and exch: every thread of the block increments a counter; then
+  // the same lock taken by two warps (one wave in gfx942's packed mode).
+  L.push_back(SpinLock("cas.spinlock", CasTake, ExchGive, 16, 16));
+  L.push_back(SpinLock("cas.spinlock.two_warps", CasTake, ExchGive, 64, 64));
   // A critical section with a branch, released by st.release; the value it computes is used
   // after the release (each thread's own, whatever the order).
   {
@@ -256,51 +259,24 @@ void addAtomicCases(CaseList &L) {
     };
     L.push_back(C);
   }
-  // Test and test-and-set: wait while the lock reads taken (ld.volatile), then try the cas; the
-  // lock taken by exch and released by a relaxed atomic store.
-  {
-    Case C;
-    C.Family = "atomic";
-    C.Name = "cas.spinlock.test_and_test_and_set";
-    C.Body = "$Lwait:\n ld.volatile.global.u32 %r7, [%scratch];\n setp.ne.u32 %p3, %r7, 0;\n"
-             " @%p3 bra $Lwait;\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n"
-             " setp.ne.u32 %p0, %r0, 0;\n @%p0 bra $Lwait;\n"
-             " ld.volatile.global.u32 %r1, [%scratch+8];\n add.u32 %r1, %r1, %gid;\n"
-             " st.volatile.global.u32 [%scratch+8], %r1;\n membar.gl;\n"
-             " atom.global.exch.b32 %r2, [%scratch], 0;";
-    C.Rows.assign(32, std::vector<u64>{});
-    C.Scratch = {0, 0};
-    C.Ref = [](RefContext &X) { X.Scratch[1] = 31 * 32 / 2; };
-    L.push_back(C);
-  }
-  {
-    Case C;
-    C.Family = "atomic";
-    C.Name = "exch.spinlock";
-    C.Body = "$Lretry:\n atom.global.exch.b32 %r0, [%scratch], 1;\n setp.ne.u32 %p0, %r0, 0;\n"
-             " @%p0 bra $Lretry;\n ld.volatile.global.u32 %r1, [%scratch+8];\n"
-             " add.u32 %r1, %r1, %gid;\n st.volatile.global.u32 [%scratch+8], %r1;\n"
-             " st.relaxed.gpu.global.u32 [%scratch], 0;";
-    C.Rows.assign(32, std::vector<u64>{});
-    C.Scratch = {0, 0};
-    C.Ref = [](RefContext &X) { X.Scratch[1] = 31 * 32 / 2; };
-    L.push_back(C);
-  }
-  // A failed try backs off with nanosleep before the next (the spin loop has two blocks).
-  {
-    Case C;
-    C.Family = "atomic";
-    C.Name = "cas.spinlock.backoff";
-    C.Body =
-        "$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n setp.eq.u32 %p0, %r0, 0;\n"
-        " @%p0 bra $Lgot;\n nanosleep.u32 20;\n bra.uni $Lretry;\n$Lgot:\n"
-        " ld.volatile.global.u32 %r1, [%scratch+8];\n add.u32 %r1, %r1, %gid;\n"
-        " st.volatile.global.u32 [%scratch+8], %r1;\n atom.global.exch.b32 %r2, [%scratch], 0;";
-    C.Rows.assign(32, std::vector<u64>{});
-    C.Scratch = {0, 0};
-    C.Ref = [](RefContext &X) { X.Scratch[1] = 31 * 32 / 2; };
-    L.push_back(C);
-  }
+  // Test and test-and-set: wait while the lock reads taken (ld.volatile), then try the cas; a
+  // lock taken by exch and released by a relaxed atomic store; a failed try that backs off with
+  // nanosleep before the next (a spin loop of two blocks).
+  L.push_back(SpinLock("cas.spinlock.test_and_test_and_set",
+                       "$Lwait:\n ld.volatile.global.u32 %r7, [%scratch];\n"
+                       " setp.ne.u32 %p3, %r7, 0;\n @%p3 bra $Lwait;\n"
+                       " atom.global.cas.b32 %r0, [%scratch], 0, 1;\n setp.ne.u32 %p0, %r0, 0;\n"
+                       " @%p0 bra $Lwait;\n",
+                       ExchGive, 32));
+  L.push_back(SpinLock("exch.spinlock",
+                       "$Lretry:\n atom.global.exch.b32 %r0, [%scratch], 1;\n"
+                       " setp.ne.u32 %p0, %r0, 0;\n @%p0 bra $Lretry;\n",
+                       " st.relaxed.gpu.global.u32 [%scratch], 0;", 32));
+  L.push_back(SpinLock("cas.spinlock.backoff",
+                       "$Lretry:\n atom.global.cas.b32 %r0, [%scratch], 0, 1;\n"
+                       " setp.eq.u32 %p0, %r0, 0;\n @%p0 bra $Lgot;\n nanosleep.u32 20;\n"
+                       " bra.uni $Lretry;\n$Lgot:\n",
+                       ExchGive, 32));
   // Each thread takes the lock three times (the spin loop inside another loop).
   {
     Case C;
