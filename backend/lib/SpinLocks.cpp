@@ -17,6 +17,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 
 #include <iterator>
+#include <optional>
 
 using namespace llvm;
 
@@ -70,22 +71,23 @@ struct CriticalSection {
 };
 
 // The critical section after spin loop L, if L is one and it has one.
-bool findCriticalSection(const Loop &L, const LoopInfo &LI, const DominatorTree &DT,
-                         CriticalSection &S) {
+std::optional<CriticalSection> findCriticalSection(const Loop &L, const LoopInfo &LI,
+                                                   const DominatorTree &DT) {
   SmallVector<std::pair<BasicBlock *, BasicBlock *>, 2> Exits;
   L.getExitEdges(Exits);
   if (Exits.size() != 1)
-    return false;
+    return std::nullopt;
   auto [X, Y] = Exits[0];
   auto *Br = dyn_cast<BranchInst>(X->getTerminator());
   if (!Br || !Br->isConditional() || Y->getSinglePredecessor() != X)
-    return false;
+    return std::nullopt;
   BasicBlock *Stay = Br->getSuccessor(0) == Y ? Br->getSuccessor(1) : Br->getSuccessor(0);
   if (Stay == Y || !L.contains(Stay))
-    return false;
+    return std::nullopt;
   Instruction *Acquire = atomicBehind(Br->getCondition(), L);
   if (!Acquire)
-    return false;
+    return std::nullopt;
+  CriticalSection S;
   const Value *Lock = writtenAddress(*Acquire);
   // From the exit, every path up to one release: blocks the exit dominates, in its loop, none a
   // loop header, so the section is single-entry and acyclic.
@@ -97,12 +99,12 @@ bool findCriticalSection(const Loop &L, const LoopInfo &LI, const DominatorTree 
   while (!Work.empty()) {
     BasicBlock *B = Work.pop_back_val();
     if (!DT.dominates(Y, B) || LI.getLoopFor(B) != Outer || LI.isLoopHeader(B))
-      return false;
+      return std::nullopt;
     S.Blocks.push_back(B);
     Instruction *Found = nullptr;
     for (Instruction &I : *B) {
       if (needsItsLanes(I))
-        return false;
+        return std::nullopt;
       if (&I != Acquire && writtenAddress(I) == Lock && !isa<AtomicCmpXchgInst>(I)) {
         Found = &I;
         break;
@@ -110,39 +112,39 @@ bool findCriticalSection(const Loop &L, const LoopInfo &LI, const DominatorTree 
     }
     if (Found) {
       if (Last) // a release on two paths
-        return false;
+        return std::nullopt;
       Last = B;
       Release = Found;
       continue;
     }
     if (succ_empty(B)) // a path that ends holding the lock
-      return false;
+      return std::nullopt;
     for (BasicBlock *Succ : successors(B))
       if (Seen.insert(Succ).second) {
         if (Seen.size() > MaxBlocks)
-          return false;
+          return std::nullopt;
         Work.push_back(Succ);
       }
   }
   if (!Last)
-    return false;
+    return std::nullopt;
   // Single-entry: no way into the section but the exit edge (LoopInfo sees no irreducible cycle
   // through the code after the release).
   SmallPtrSet<BasicBlock *, 8> Inside(S.Blocks.begin(), S.Blocks.end());
   for (BasicBlock *B : S.Blocks)
     for (BasicBlock *P : predecessors(B))
       if (!Inside.count(P) && !(B == Y && P == X))
-        return false;
+        return std::nullopt;
   // The release's block last; the walk gave the others in no particular order, which is fine.
   llvm::erase(S.Blocks, Last);
   S.Blocks.push_back(Last);
   S.Exiting = X;
   S.Stay = Stay;
   S.Release = Release;
-  return true;
+  return S;
 }
 
-void moveIntoLoop(Function &F, CriticalSection &S) {
+void moveIntoLoop(Function &F, const CriticalSection &S) {
   BasicBlock *Last = S.Blocks.back();
   BasicBlock *Tail =
       Last->splitBasicBlock(std::next(S.Release->getIterator()), Last->getName() + ".released");
@@ -188,18 +190,13 @@ bool moveCriticalSectionsIntoSpinLoops(Function &F) {
   for (unsigned Round = 0; Round < 16; ++Round) {
     DominatorTree DT(F);
     LoopInfo LI(DT);
-    CriticalSection S;
-    bool Found = false;
+    std::optional<CriticalSection> S;
     for (Loop *L : LI.getLoopsInPreorder())
-      if (findCriticalSection(*L, LI, DT, S)) {
-        Found = true;
+      if ((S = findCriticalSection(*L, LI, DT)))
         break;
-      } else {
-        S = CriticalSection();
-      }
-    if (!Found)
+    if (!S)
       break;
-    moveIntoLoop(F, S);
+    moveIntoLoop(F, *S);
     Changed = true;
   }
   return Changed;

@@ -202,10 +202,11 @@ static bool hoistCommonValuesOnce(Function &F) {
     if (!DT.isReachableFromEntry(&BB))
       continue;
     for (Instruction &I : BB) {
-      if (!(isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
+      bool Lane = isLaneCount(I);
+      if (!(Lane || isa<BinaryOperator>(I) || isa<UnaryOperator>(I) || isa<CastInst>(I) ||
             isa<CmpInst>(I) || isa<GetElementPtrInst>(I) || isa<SelectInst>(I) ||
-            isa<ExtractElementInst>(I) || isa<InsertElementInst>(I) || isLaneCount(I)) ||
-          I.use_empty() || !(isLaneCount(I) || isSafeToSpeculativelyExecute(&I)))
+            isa<ExtractElementInst>(I) || isa<InsertElementInst>(I)) ||
+          I.use_empty() || !(Lane || isSafeToSpeculativelyExecute(&I)))
         continue;
       Key.clear();
       Key.push_back(Tag(I.getOpcode()));
@@ -260,7 +261,7 @@ static bool hoistCommonValuesOnce(Function &F) {
       // The outermost loop around B that Where's loop contains: the walk goes on in front of it.
       while (L && L->getParentLoop() != Own)
         L = L->getParentLoop();
-      if (!L || L->contains(Where) || !(Crossed.count(L) || livesThrough(Members, *L, DT))) {
+      if (!L || !(Crossed.count(L) || livesThrough(Members, *L, DT))) {
         Near = false;
         break;
       }
