@@ -46,24 +46,30 @@ template <ShflMode Mode> u64 shfl(u32 A, u32 B, u32 C) {
   return u64(u32(__builtin_amdgcn_ds_bpermute(s32(Src << 2), s32(A)))) | (u64(P) << 32);
 }
 
-// Reduction over the lanes of each warp that are active and name themselves in their membermask
-// (redux.sync, PTX ISA 9.7.13.11). The loop is uniform: it visits every such lane of the wave
-// once, with V_READLANE, and accumulates per warp; an inactive lane's value is never read.
+// Reduction over the active lanes of the caller's warp named in the caller's membermask
+// (redux.sync, PTX ISA 9.7.13.11). Lanes with different membermasks may execute one redux.sync
+// together (cooperative groups' tiles of 16 lanes reduce each over their own half of the warp), so
+// each lane accumulates the lanes of its own mask. The loop is uniform: it visits once, with
+// V_READLANE, every active lane of the wave named in its own mask; an inactive lane's value is
+// never read.
 template <typename Op> u32 redux(u32 V, u32 Mask, u32 Identity, Op F) {
   WaveMask Rem = ballot((Mask >> laneId()) & 1);
-  u32 Acc[2] = {Identity, Identity};
+  u32 Hw = hwLane();
+  u32 Acc = Identity;
   while (Rem) {
     u32 L = ctzMask(Rem);
     u32 X = readLaneUniform(V, L);
-    Acc[L >> 5] = F(Acc[L >> 5], X);
+    if (((L ^ Hw) >> 5) == 0 && ((Mask >> (L & 31)) & 1))
+      Acc = F(Acc, X);
     Rem &= Rem - 1;
   }
-  return Acc[warpBase() >> 5];
+  return Acc;
 }
 
-// match.any (PTX ISA 9.7.13.9): the lanes of the own warp (active, in membermask) holding the
-// same value. A uniform loop takes the first unvisited lane of the wave as leader, compares every
-// lane with the leader's value and settles that group.
+// match.any (PTX ISA 9.7.13.9): the lanes of the own warp (active, in the caller's membermask)
+// holding the same value. A uniform loop takes the first unvisited lane of the wave as leader,
+// compares every lane with the leader's value and settles that group; each lane keeps the part of
+// it that its own membermask names (tiles of one warp may match together).
 template <typename T> u32 matchAny(T V, u32 Mask) {
   WaveMask Rem = ballot((Mask >> laneId()) & 1);
   u32 Result = 0;
@@ -78,7 +84,7 @@ template <typename T> u32 matchAny(T V, u32 Mask) {
     if (REPTX_WAVE_SIZE == 64)
       Eq &= (L & 32) ? ~WaveMask(0xffffffffu) : WaveMask(0xffffffffu);
     if ((Eq >> hwLane()) & 1)
-      Result = warpBits(Eq, L & 32);
+      Result = warpBits(Eq, L & 32) & Mask;
     Rem &= ~Eq;
   }
   return Result;

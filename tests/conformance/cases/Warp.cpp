@@ -43,6 +43,45 @@ WarpOf warpOf(size_t T, unsigned Block) {
 }
 uint32_t fullMask(unsigned Size) { return Size == 32 ? 0xffffffffu : (1u << Size) - 1; }
 
+// redux.sync's operations (9.7.13.10), K: 0 add.u32, 1 min.s32, 2 max.u32, 3 and, 4 or, 5 xor,
+// 6 max.s32; their identities.
+uint32_t reduxIdentity(int K) {
+  return K == 1 ? 0x7fffffffu : K == 6 ? 0x80000000u : K == 3 ? ~0u : 0u;
+}
+uint32_t reduxStep(int K, uint32_t Acc, uint32_t V) {
+  switch (K) {
+  case 0:
+    return Acc + V;
+  case 1:
+    return uint32_t(std::min(int32_t(Acc), int32_t(V)));
+  case 2:
+    return std::max(Acc, V);
+  case 3:
+    return Acc & V;
+  case 4:
+    return Acc | V;
+  case 5:
+    return Acc ^ V;
+  default:
+    return uint32_t(std::max(int32_t(Acc), int32_t(V)));
+  }
+}
+
+// Each lane's membermask names its own tile of Width lanes (cooperative groups' tiled_partition:
+// tiles of one warp execute a warp operation together, each with its own mask): %r9 = the mask,
+// %r8 = the tile's first lane.
+std::string tileMaskPtx(unsigned Width) {
+  return "mov.u32 %r7, %laneid;\n and.b32 %r8, %r7, " + std::to_string(-int(Width)) +
+         ";\n mov.u32 %r6, " + std::to_string(Width == 32 ? 0xffffffffu : (1u << Width) - 1) +
+         ";\n shl.b32 %r9, %r6, %r8;\n";
+}
+// The lanes of thread T's tile that exist (a partial warp ends the block).
+std::pair<size_t, unsigned> tileOf(size_t T, unsigned Block, unsigned Width) {
+  WarpOf Wp = warpOf(T, Block);
+  unsigned First = Wp.Lane & ~(Width - 1);
+  return {Wp.First + First, std::min(Width, Wp.Size - First)};
+}
+
 // Shfl reference (9.7.9.6) with all lanes of the warp active.
 std::function<void(RefContext &)> shflRef(int Mode, uint32_t B, uint32_t Cc) {
   return [=](RefContext &X) {
@@ -306,37 +345,88 @@ void addWarpCases(CaseList &L) {
         [K = Rd.K](RefContext &X) {
           for (size_t T = 0; T < X.In.size(); ++T) {
             WarpOf Wp = warpOf(T, X.BlockThreads);
-            uint32_t Acc = K == 1 ? 0x7fffffffu : K == 6 ? 0x80000000u : K == 3 ? ~0u : 0u;
-            for (unsigned I = 0; I < Wp.Size; ++I) {
-              uint32_t V = uint32_t(X.In[Wp.First + I][0]) - 0x800000u;
-              switch (K) {
-              case 0:
-                Acc += V;
-                break;
-              case 1:
-                Acc = uint32_t(std::min(int32_t(Acc), int32_t(V)));
-                break;
-              case 2:
-                Acc = std::max(Acc, V);
-                break;
-              case 3:
-                Acc &= V;
-                break;
-              case 4:
-                Acc |= V;
-                break;
-              case 5:
-                Acc ^= V;
-                break;
-              default:
-                Acc = uint32_t(std::max(int32_t(Acc), int32_t(V)));
-                break;
-              }
-            }
+            uint32_t Acc = reduxIdentity(K);
+            for (unsigned I = 0; I < Wp.Size; ++I)
+              Acc = reduxStep(K, Acc, uint32_t(X.In[Wp.First + I][0]) - 0x800000u);
             X.Out[T][0] = Acc;
           }
         },
         144, 72));
+  // Tiles of 16, 8 and 4 lanes reduce together, each over its own tile (nvcc's cg::reduce on a
+  // thread_block_tile<16>); the block of 72 ends in a warp of 8 lanes.
+  for (R Rd : {R{"add", "u32", 0}, R{"min", "s32", 1}, R{"max", "u32", 2}, R{"xor", "b32", 5}})
+    for (unsigned Width : {16u, 8u, 4u})
+      L.push_back(W(
+          std::string("redux.sync.") + Rd.Op + "." + Rd.Type + ".tile" + std::to_string(Width),
+          {"u32"},
+          tileMaskPtx(Width) + " sub.u32 %r0, %a0, 0x800000;\n redux.sync." + Rd.Op + "." +
+              Rd.Type + " %d0, %r0, %r9;",
+          [K = Rd.K, Width](RefContext &X) {
+            for (size_t T = 0; T < X.In.size(); ++T) {
+              auto [First, Size] = tileOf(T, X.BlockThreads, Width);
+              uint32_t Acc = reduxIdentity(K);
+              for (unsigned I = 0; I < Size; ++I)
+                Acc = reduxStep(K, Acc, uint32_t(X.In[First + I][0]) - 0x800000u);
+              X.Out[T][0] = Acc;
+            }
+          },
+          144, 72));
+  // match.any, match.all and vote.ballot over tiles of 16 and 8 lanes executing together: each
+  // lane's result names lanes of its own tile only (tiles of one warp may hold the same values).
+  for (unsigned Width : {16u, 8u}) {
+    std::string Tile = ".tile" + std::to_string(Width);
+    L.push_back(W(
+        "match.any.sync.b32" + Tile, {"u32"},
+        tileMaskPtx(Width) + " and.b32 %r0, %a0, 3;\n match.any.sync.b32 %d0, %r0, %r9;",
+        [Width](RefContext &X) {
+          for (size_t T = 0; T < X.In.size(); ++T) {
+            auto [First, Size] = tileOf(T, X.BlockThreads, Width);
+            unsigned Shift = unsigned(First - warpOf(T, X.BlockThreads).First);
+            uint32_t M = 0;
+            for (unsigned I = 0; I < Size; ++I)
+              M |= uint32_t((X.In[First + I][0] & 3) == (X.In[T][0] & 3)) << (Shift + I);
+            X.Out[T][0] = M;
+          }
+        },
+        144, 72));
+    // All lanes of a tile agree where the tile's first lane's bit 2 is set (a tile-uniform
+    // value), not elsewhere (the lane's own bit 0, which differs within most tiles). Whole warps.
+    L.push_back(W(
+        "match.all.sync.b32" + Tile, {"u32", "pred"},
+        tileMaskPtx(Width) +
+            " shfl.sync.idx.b32 %r1, %a0, %r8, 31, %r9;\n and.b32 %r2, %r1, 4;\n"
+            " setp.ne.u32 %p0, %r2, 0;\n and.b32 %r3, %a0, 1;\n selp.u32 %r0, 7, %r3, %p0;\n"
+            " match.all.sync.b32 %d0|%d1, %r0, %r9;",
+        [Width](RefContext &X) {
+          for (size_t T = 0; T < X.In.size(); ++T) {
+            auto [First, Size] = tileOf(T, X.BlockThreads, Width);
+            unsigned Shift = unsigned(First - warpOf(T, X.BlockThreads).First);
+            auto Val = [&](size_t G) {
+              return (X.In[First][0] & 4) ? 7u : uint32_t(X.In[G][0] & 1);
+            };
+            bool Same = true;
+            for (unsigned I = 0; I < Size; ++I)
+              Same &= Val(First + I) == Val(T);
+            X.Out[T] = {Same ? fullMask(Size) << Shift : 0u, Same};
+          }
+        },
+        128, 64));
+    L.push_back(W(
+        "vote.sync.ballot" + Tile, {"u32"},
+        tileMaskPtx(Width) + " and.b32 %r0, %a0, 7;\n setp.lt.u32 %p0, %r0, 3;\n "
+                             "vote.sync.ballot.b32 %d0, %p0, %r9;",
+        [Width, Pred](RefContext &X) {
+          for (size_t T = 0; T < X.In.size(); ++T) {
+            auto [First, Size] = tileOf(T, X.BlockThreads, Width);
+            unsigned Shift = unsigned(First - warpOf(T, X.BlockThreads).First);
+            uint32_t B = 0;
+            for (unsigned I = 0; I < Size; ++I)
+              B |= uint32_t(Pred(X.In[First + I][0])) << (Shift + I);
+            X.Out[T][0] = B;
+          }
+        },
+        144, 72));
+  }
   // elect.sync (sm_90): exactly the lowest active member lane is elected.
   L.push_back(W(
       "elect.sync", {"u32", "pred"},
