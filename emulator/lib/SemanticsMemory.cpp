@@ -60,8 +60,9 @@ uint8_t *ldsPtr(Wave &W, u64 Offset, unsigned Size) {
 enum class Space { Global, Flat };
 
 // Resolves a global or flat address of one lane to host memory, or records a fault. Flat
-// addresses in the shared aperture go to the LDS; the private aperture (scratch) is not
-// supported yet.
+// addresses in the shared aperture go to the LDS; in the private aperture, to the lane's own
+// private segment (the offset is a scratch address, SemanticsScratch.cpp: a generic pointer to a
+// local variable holds the same value in every lane and means each lane's own copy).
 uint8_t *resolve(Wave &W, Space S, u64 Address, unsigned Size, bool Write, unsigned Lane,
                  Step &Failure) {
   if (S == Space::Flat) {
@@ -73,9 +74,14 @@ uint8_t *resolve(Wave &W, Space S, u64 Address, unsigned Size, bool Write, unsig
       return nullptr;
     }
     if (Address - PrivateApertureBase < ApertureSize) {
-      Failure = W.fault(FaultKind::UnsupportedInstruction,
-                        "flat access to the private (scratch) aperture at " + hex(Address) +
-                            " is not supported yet",
+      u64 Offset = Address - PrivateApertureBase, Per = W.Ctx->PrivatePerLane;
+      if (Offset <= Per && Size <= Per - Offset)
+        return W.Private.data() + Lane * Per + Offset;
+      Failure = W.fault(FaultKind::MemoryViolation,
+                        std::string("flat ") + (Write ? "write" : "read") + " of " +
+                            std::to_string(Size) + " byte(s) at " + hex(Address) +
+                            ": private offset " + std::to_string(Offset) + " outside the " +
+                            std::to_string(Per) + "-byte private segment",
                         Lane, Address);
       return nullptr;
     }

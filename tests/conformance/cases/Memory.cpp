@@ -208,6 +208,32 @@ void addMemoryCases(CaseList &L) {
           C.Out[T][1] = uint32_t(3 * C.In[T][1] + T);
         }
       }));
+  // A generic pointer to a thread's local array (cvta.local, 5.1.5, 6.4.1.1) that makes a round
+  // trip through global memory, so that no compiler can tell its state space: in even threads
+  // the stores and loads through it reach the thread's own local memory, in odd ones (which
+  // swap in their scratch word's address) global memory, through the same flat instructions.
+  L.push_back(Mem(
+      "local.generic_pointer", {"u32"}, {"u32", "u32"},
+      ".local .align 8 .b8 $loc[16];\n mov.u64 %rd0, $loc;\n cvta.local.u64 %rd1, %rd0;\n" + at(8) +
+          " mul.lo.u32 %r1, %gid, 7;\n st.local.u32 [%rd0], %r1;\n st.local.u32 [%rd0+4], 0;\n"
+          " ld.global.u64 %rd3, [%rd9];\n st.volatile.global.u64 [%rd9], %rd1;\n"
+          " ld.volatile.global.u64 %rd2, [%rd9];\n st.global.u64 [%rd9], %rd3;\n"
+          " and.b32 %r0, %gid, 1;\n setp.eq.u32 %p0, %r0, 0;\n selp.b64 %rd2, %rd2, %rd9, %p0;\n"
+          " add.u32 %r2, %a0, 0x1000;\n st.u32 [%rd2+4], %r2;\n ld.u32 %d0, [%rd2];\n"
+          " ld.local.u32 %d1, [%rd0+4];",
+      ids(N),
+      [W](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T) {
+          u64 Stored = T + 0x1000;
+          if (T % 2 == 0) {
+            C.Out[T] = {T * 7, Stored};
+          } else {
+            C.Out[T] = {W[T] & 0xffffffff, 0};
+            C.Scratch[T] = (W[T] & 0xffffffff) | (Stored << 32);
+          }
+        }
+      },
+      std::vector<u64>(W.begin(), W.begin() + N)));
   // Static shared memory: each thread writes its slot, reads its neighbour's after bar.sync.
   L.push_back(Mem(
       "shared.static", {"u32"}, {"u32", "u16"},
