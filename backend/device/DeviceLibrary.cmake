@@ -6,6 +6,7 @@
 set(REPTX_DEVICE_SOURCES
   device/Barrier.cpp
   device/Directed.cpp
+  device/Malloc.cpp
   device/Printf.cpp
   device/Sleep.cpp
   device/Warp.cpp

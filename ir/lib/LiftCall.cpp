@@ -1,6 +1,7 @@
 // Function calls (PTX ISA 9.7.12.4, "call"; 7.1-7.3, "Abstracting the ABI"): direct calls to
 // .func bodies of the module, indirect calls through a register with a .callprototype, and the
-// system calls of the CUDA ABI (__assertfail; vprintf → @reptx.vprintf).
+// system calls of the CUDA ABI (__assertfail; vprintf → @reptx.vprintf; malloc and free →
+// @reptx.malloc, @reptx.free).
 //
 // Calling convention of lifted functions: a .func becomes an internal LLVM function that takes one
 // pointer into the local address space per return parameter and per parameter, in that order. The
@@ -127,6 +128,23 @@ Error liftCall(FunctionLifter &L, const ptx::Instruction &I) {
     Value *N = B.CreateCall(FC, {Fmt, Blob});
     if (Ret)
       B.CreateStore(N, Ret);
+    return Error::success();
+  }
+  if (Name == "malloc" || Name == "free") {
+    // malloc(size) and free(ptr) (CUDA's device-side heap, PTX ISA 7.1 "system calls"): size_t
+    // and generic addresses; malloc returns the address or 0.
+    bool IsMalloc = Name == "malloc";
+    if (Args.size() != 1 || Rets.size() != (IsMalloc ? 1u : 0u))
+      return L.unsupported("call to '" + Name + "' with " + Twine(Rets.size()) + " returns and " +
+                           Twine(Args.size()) + " arguments");
+    Type *I64 = B.getInt64Ty();
+    Value *Arg = B.CreateLoad(I64, Slots[Rets.size()]);
+    if (!IsMalloc) {
+      B.CreateCall(L.module().getOrInsertFunction(intrinsics::Free, B.getVoidTy(), I64), {Arg});
+      return Error::success();
+    }
+    Value *P = B.CreateCall(L.module().getOrInsertFunction(intrinsics::Malloc, I64, I64), {Arg});
+    B.CreateStore(P, Slots[0]);
     return Error::success();
   }
   if (L.isRegister(Name)) {

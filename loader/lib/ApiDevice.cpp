@@ -1,4 +1,5 @@
 // Initialisation, versions, errors, cuGetProcAddress, devices, primary contexts and cuCtx*.
+#include "DeviceHeap.h"
 #include "Driver.h"
 #include "Printf.h"
 #include "ProcTable.h"
@@ -649,6 +650,10 @@ CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
     *Value = printfFifoSize(*C->Dev);
     return CUDA_SUCCESS;
   }
+  if (Limit == CU_LIMIT_MALLOC_HEAP_SIZE) {
+    *Value = heapSize(*C->Dev);
+    return CUDA_SUCCESS;
+  }
   std::lock_guard<std::mutex> L(C->LimitMutex);
   if (auto It = C->Limits.find(Limit); It != C->Limits.end()) {
     *Value = It->second;
@@ -657,9 +662,6 @@ CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
   switch (Limit) {
   case CU_LIMIT_STACK_SIZE:
     *Value = 1024;
-    return CUDA_SUCCESS;
-  case CU_LIMIT_MALLOC_HEAP_SIZE:
-    *Value = 8 << 20;
     return CUDA_SUCCESS;
   case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
     *Value = 2;
@@ -687,6 +689,8 @@ CUresult cuCtxSetLimit(CUlimit Limit, size_t Value) {
     return CUDA_ERROR_UNSUPPORTED_LIMIT;
   if (Limit == CU_LIMIT_PRINTF_FIFO_SIZE)
     return setPrintfFifoSize(*C->Dev, Value);
+  if (Limit == CU_LIMIT_MALLOC_HEAP_SIZE)
+    return setHeapSize(*C->Dev, Value);
   std::lock_guard<std::mutex> L(C->LimitMutex);
   C->Limits[Limit] = Value;
   return CUDA_SUCCESS;

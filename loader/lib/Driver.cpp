@@ -1,6 +1,7 @@
 // Driver state: initialisation, devices, contexts and the lazy per-device compilation of
 // libraries.
 #include "Driver.h"
+#include "DeviceHeap.h"
 #include "ModuleCompiler.h"
 #include "Printf.h"
 
@@ -178,6 +179,7 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
     }
     L.Code = std::move(*Code);
     printfAttach(D, *L.Code); // device printf: point the module at the FIFO
+    heapAttach(D, *L.Code);   // device malloc: and at the heap
   }
   auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
   log().info("{}: {} kernel(s) for {} in {:.1f} ms ({}, {} failed)", L.Name, CM->Kernels.size(),

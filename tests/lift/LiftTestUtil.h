@@ -13,6 +13,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -22,6 +23,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace reptx::lifttest {
@@ -74,6 +76,32 @@ compileForEmulator(const std::string &Name, std::string Text, const std::string 
   if (!Obj)
     return Obj.takeError();
   return emulator::CodeObject::load(Obj->Bytes);
+}
+
+/// The value and size of a code object's dynamic symbol (a global a loader writes, like
+/// `__reptx_printf_buffer`), or none.
+struct DynamicSymbol {
+  uint64_t Value = 0, Size = 0;
+};
+inline llvm::Expected<std::optional<DynamicSymbol>> dynamicSymbol(llvm::ArrayRef<uint8_t> Bytes,
+                                                                  llvm::StringRef Name) {
+  auto Elf = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(
+      llvm::StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()), ""));
+  if (!Elf)
+    return Elf.takeError();
+  auto *EF = llvm::cast<llvm::object::ELFObjectFileBase>(Elf->get());
+  for (const llvm::object::ELFSymbolRef &S : EF->getDynamicSymbolIterators()) {
+    auto SymName = S.getName();
+    if (!SymName)
+      return SymName.takeError();
+    if (*SymName != Name)
+      continue;
+    auto V = S.getValue();
+    if (!V)
+      return V.takeError();
+    return DynamicSymbol{*V, S.getSize()};
+  }
+  return std::nullopt;
 }
 
 /// PTX text -> the disassembly of one of its kernels compiled for Arch, one instruction a line.

@@ -8,7 +8,6 @@
 #include "reptx/ir/Intrinsics.h"
 
 #include "llvm/IR/Instructions.h"
-#include "llvm/Object/ELFObjectFile.h"
 
 #include <cstdint>
 #include <cstring>
@@ -139,24 +138,10 @@ void runPrintf(const std::string &Arch, int N, uint64_t Capacity, PrintfRun &Out
   LIFT_ASSERT_OK_AND_ASSIGN(CO, CodeObject::load(Obj.Bytes));
 
   // The buffer symbol: a protected global in the dynamic symbol table, 8 bytes.
-  auto Elf = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(
-      llvm::StringRef(reinterpret_cast<const char *>(Obj.Bytes.data()), Obj.Bytes.size()), ""));
-  ASSERT_TRUE(static_cast<bool>(Elf)) << llvm::toString(Elf.takeError());
-  auto *EF = llvm::cast<llvm::object::ELFObjectFileBase>(Elf->get());
-  uint64_t SymValue = 0;
-  bool Found = false;
-  for (const llvm::object::ELFSymbolRef &S : EF->getDynamicSymbolIterators()) {
-    auto Name = S.getName();
-    ASSERT_TRUE(static_cast<bool>(Name)) << llvm::toString(Name.takeError());
-    if (*Name == pf::BufferSymbol) {
-      auto V = S.getValue();
-      ASSERT_TRUE(static_cast<bool>(V)) << llvm::toString(V.takeError());
-      SymValue = *V;
-      EXPECT_EQ(S.getSize(), 8u);
-      Found = true;
-    }
-  }
-  ASSERT_TRUE(Found) << "no dynamic symbol " << pf::BufferSymbol;
+  LIFT_ASSERT_OK_AND_ASSIGN(Sym, dynamicSymbol(Obj.Bytes, pf::BufferSymbol));
+  ASSERT_TRUE(Sym.has_value()) << "no dynamic symbol " << pf::BufferSymbol;
+  EXPECT_EQ(Sym->Size, 8u);
+  uint64_t SymValue = Sym->Value;
 
   Device Dev;
   Dev.setCodeObjectsWritable(true);
@@ -367,15 +352,9 @@ TEST_P(PrintfExec, AssertRecordsTheMessageAndTraps) {
   Opts.Arch = GetParam();
   LIFT_ASSERT_OK_AND_ASSIGN(Obj, backend::compile(*L->R.M, Opts));
   LIFT_ASSERT_OK_AND_ASSIGN(CO, CodeObject::load(Obj.Bytes));
-  auto Elf = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(
-      llvm::StringRef(reinterpret_cast<const char *>(Obj.Bytes.data()), Obj.Bytes.size()), ""));
-  ASSERT_TRUE(static_cast<bool>(Elf)) << llvm::toString(Elf.takeError());
-  uint64_t SymValue = 0;
-  for (const llvm::object::ELFSymbolRef &S :
-       llvm::cast<llvm::object::ELFObjectFileBase>(Elf->get())->getDynamicSymbolIterators())
-    if (auto Name = S.getName(); Name && *Name == pf::BufferSymbol)
-      SymValue = llvm::cantFail(S.getValue());
-  ASSERT_NE(SymValue, 0u);
+  LIFT_ASSERT_OK_AND_ASSIGN(Sym, dynamicSymbol(Obj.Bytes, pf::BufferSymbol));
+  ASSERT_TRUE(Sym.has_value());
+  uint64_t SymValue = Sym->Value;
   Device Dev;
   Dev.setCodeObjectsWritable(true);
   LIFT_ASSERT_OK_AND_ASSIGN(Base, Dev.loadCodeObject(*CO));

@@ -89,6 +89,13 @@ inline constexpr llvm::StringLiteral AssertFormat =
 // for the host to print (backend/README.md, "Device printf").
 inline constexpr llvm::StringLiteral Vprintf = "reptx.vprintf";
 
+// `i64 @reptx.malloc(i64 size)` and `void @reptx.free(i64 ptr)`: CUDA's device-side malloc and
+// free (the `malloc`/`free` system calls that `new` and `delete` in device code call): the
+// generic address of at least size bytes aligned to 16, 0 when the heap has no room; free(0) does
+// nothing. A backend allocates from a heap a loader provides (backend/README.md, "Device malloc").
+inline constexpr llvm::StringLiteral Malloc = "reptx.malloc";
+inline constexpr llvm::StringLiteral Free = "reptx.free";
+
 // Directed rounding of div, rcp and sqrt (PTX ISA 9.7.3.8-10), correctly rounded in the direction
 // `mode` (llvm.set.rounding's encoding: 0 toward zero, 2 toward +inf, 3 toward -inf) for every
 // input, subnormals kept (.ftz is done by the lifter); rcp is div with a = 1.0. No side effects.
