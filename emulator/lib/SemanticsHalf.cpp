@@ -9,6 +9,7 @@
 // fma is computed exactly (rounded to odd in double, then once to f16).
 #include "Semantics.h"
 
+#include <algorithm>
 #include <bit>
 #include <cfenv>
 #include <cmath>
@@ -252,6 +253,30 @@ template <unsigned NumSrc, h16 (*Op)(h16, h16, h16)> Step pkF16(Wave &W, const I
         In[K] = flushIn(W, std::bit_cast<h16>(Bits));
       }
       R |= u32(std::bit_cast<u16>(finish(W, I, Op(In[0], In[1], In[2])))) << (16 * Half);
+    }
+    W.Out[L] = R;
+  });
+  W.commit(I.Ops[0], W.Out, 32);
+  return Step::Next;
+}
+
+// VOP3P packed 16-bit integer operations (v_pk_add_u16, v_pk_min_i16...): the halves chosen as
+// for pkF16, zero- or sign-extended, Op per half; clamp saturates to the type's range.
+template <bool Signed, int32_t (*Op)(int32_t, int32_t)> Step pkI16(Wave &W, const Inst &I) {
+  W.forEachActive([&](unsigned L) {
+    u32 Src[2] = {packedSource(W, I.Ops[1], L), packedSource(W, I.Ops[2], L)};
+    u32 R = 0;
+    for (unsigned Half = 0; Half < 2; ++Half) {
+      uint8_t Sel = Half ? I.OpSelHi : I.OpSel;
+      int32_t In[2];
+      for (unsigned K = 0; K < 2; ++K) {
+        u16 Bits = u16(((Sel >> K) & 1) ? Src[K] >> 16 : Src[K]);
+        In[K] = Signed ? int32_t(int16_t(Bits)) : int32_t(Bits);
+      }
+      int32_t V = Op(In[0], In[1]);
+      if (I.Clamp)
+        V = Signed ? std::clamp(V, -32768, 32767) : std::clamp(V, 0, 65535);
+      R |= u32(u16(V)) << (16 * Half);
     }
     W.Out[L] = R;
   });
@@ -594,7 +619,16 @@ void addHalfOps(TableBuilder &T) {
   T.add(vopc<&classHalf, false>("v_cmp_class_f16"));
   T.add(vopc<&classHalf, true>("v_cmpx_class_f16"));
 
-  // ---- VOP3P packed f16 and mixed precision
+  // ---- VOP3P packed 16-bit integers, packed f16 and mixed precision
+  using i32 = int32_t;
+  T.add(custom("v_pk_add_u16", &pkI16<false, +[](i32 A, i32 B) { return A + B; }>, 3));
+  T.add(custom("v_pk_add_i16", &pkI16<true, +[](i32 A, i32 B) { return A + B; }>, 3));
+  T.add(custom("v_pk_sub_u16", &pkI16<false, +[](i32 A, i32 B) { return A - B; }>, 3));
+  T.add(custom("v_pk_sub_i16", &pkI16<true, +[](i32 A, i32 B) { return A - B; }>, 3));
+  T.add(custom("v_pk_min_u16", &pkI16<false, +[](i32 A, i32 B) { return std::min(A, B); }>, 3));
+  T.add(custom("v_pk_min_i16", &pkI16<true, +[](i32 A, i32 B) { return std::min(A, B); }>, 3));
+  T.add(custom("v_pk_max_u16", &pkI16<false, +[](i32 A, i32 B) { return std::max(A, B); }>, 3));
+  T.add(custom("v_pk_max_i16", &pkI16<true, +[](i32 A, i32 B) { return std::max(A, B); }>, 3));
   T.add(custom("v_pk_add_f16", &pkF16<2, +[](h16 A, h16 B, h16) { return h16(A + B); }>, 3));
   T.add(custom("v_pk_mul_f16", &pkF16<2, +[](h16 A, h16 B, h16) { return h16(A * B); }>, 3));
   T.add(

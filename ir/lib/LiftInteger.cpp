@@ -1,7 +1,7 @@
 // Integer arithmetic (PTX ISA 9.7.1, 9.7.2): add, sub, mul and mad (.lo .hi .wide, .sat), carry
 // chains (add.cc, addc, sub.cc, subc, mad.cc, madc), mul24/mad24, sad, div, rem, min, max (.relu),
-// abs, neg on 16/32/64-bit signed and unsigned types; popc, clz, brev, bfind, bfe, bfi, fns, szext,
-// bmsk, dp4a, dp2a; prmt (9.7.9.7).
+// abs, neg on 16/32/64-bit signed and unsigned types; add, sub, min, max on .u16x2/.s16x2; popc,
+// clz, brev, bfind, bfe, bfi, fns, szext, bmsk, dp4a, dp2a; prmt (9.7.9.7).
 #include "Lifter.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -101,11 +101,41 @@ static Error liftMul24Sad(FunctionLifter &L, const ptx::Instruction &I, PtxType 
   return L.write(I.Ops[0], R);
 }
 
+// add, sub, min and max on .u16x2/.s16x2 (sm_90; PTX ISA 9.7.1.1, 9.7.1.2, 9.7.1.12, 9.7.1.13):
+// the two half-words of the .b32 operands, each on its own; add and sub wrap, .relu (min/max
+// .s16x2) clamps each half at 0.
+static Error liftPacked16(FunctionLifter &L, const ptx::Instruction &I, bool Signed) {
+  IRBuilder<> &B = L.B;
+  StringRef Op = I.Opcode;
+  bool MinMax = Op == "min" || Op == "max";
+  if ((Op != "add" && Op != "sub" && !MinMax) || I.Ops.size() != 3 || L.hasMod(".sat") ||
+      L.hasMod(".cc") || (L.hasMod(".relu") && !(MinMax && Signed)))
+    return L.unsupported();
+  Type *V2 = FixedVectorType::get(B.getInt16Ty(), 2);
+  auto A = L.read(I.Ops[1], B.getInt32Ty()), C = L.read(I.Ops[2], B.getInt32Ty());
+  if (!A || !C)
+    return joinErrors(A.takeError(), C.takeError());
+  Value *VA = B.CreateBitCast(*A, V2), *VC = B.CreateBitCast(*C, V2), *R;
+  if (Op == "add")
+    R = B.CreateAdd(VA, VC);
+  else if (Op == "sub")
+    R = B.CreateSub(VA, VC);
+  else
+    R = B.CreateBinaryIntrinsic(Op == "min" ? (Signed ? Intrinsic::smin : Intrinsic::umin)
+                                            : (Signed ? Intrinsic::smax : Intrinsic::umax),
+                                VA, VC);
+  if (L.hasMod(".relu"))
+    R = B.CreateBinaryIntrinsic(Intrinsic::smax, R, Constant::getNullValue(V2));
+  return L.write(I.Ops[0], B.CreateBitCast(R, B.getInt32Ty()));
+}
+
 Error liftInteger(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
   StringRef Op = I.Opcode;
   if (isBitFamily(Op))
     return liftBits(L, I);
+  if (L.hasMod(".u16x2") || L.hasMod(".s16x2"))
+    return liftPacked16(L, I, L.hasMod(".s16x2"));
   auto T = L.type();
   if (!T)
     return T.takeError();

@@ -91,16 +91,28 @@ CUresult containerPtx(const uint8_t *Container, int CcMajor, int CcMinor, std::s
   uint32_t Limit = uint32_t(CcMajor * 10 + CcMinor);
   const fatbin::Entry *Best = nullptr;
   std::string Archs;
+  uint32_t OldestNewer = 0; // the oldest PTX for a newer device than this one, 0 if none
   for (const fatbin::Container &C : F->containers()) {
-    for (const fatbin::Entry &E : C.Entries)
+    for (const fatbin::Entry &E : C.Entries) {
       Archs += (Archs.empty() ? "" : ", ") + std::string(fatbin::kindName(E.Kind)) + " " + E.arch();
+      if (E.Kind == fatbin::EntryKind::PTX && E.Arch > Limit &&
+          (!OldestNewer || E.Arch < OldestNewer))
+        OldestNewer = E.Arch;
+    }
     if (const fatbin::Entry *E = fatbin::bestPtxEntry(C, Limit);
         E && (!Best || E->Arch > Best->Arch))
       Best = E;
   }
   if (!Best) {
-    log().error("{}: no PTX for sm_{} or below (it holds: {})", Name, Limit,
-                Archs.empty() ? "nothing" : Archs);
+    // As NVIDIA's driver, no PTX for a newer device runs on this one; the reported compute
+    // capability is reptx's choice, so say which one would run it.
+    std::string Hint =
+        OldestNewer ? llvm::formatv("; its PTX for sm_{0} runs with REPTX_COMPUTE_CAPABILITY={0}",
+                                    OldestNewer)
+                          .str()
+                    : std::string();
+    log().error("{}: no PTX for sm_{} or below (it holds: {}){}", Name, Limit,
+                Archs.empty() ? "nothing" : Archs, Hint);
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
   if (Best->Arch > Limit)

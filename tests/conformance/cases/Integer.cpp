@@ -188,6 +188,32 @@ void addIntegerCases(CaseList &L) {
   L.push_back(I("max.relu.s32", {"s32", "s32"}, "s32", rows2(S32, S32), [rs](auto &R) {
     return std::vector<u64>{z32(std::max(0, std::max(rs(R[0]), rs(R[1]))))};
   }));
+  // .u16x2/.s16x2 (sm_90): each half-word on its own; add and sub wrap, .relu clamps at 0.
+  {
+    const std::vector<u64> P16 = {0,          0x7fff8000, 0x80007fff, 0xffff0001, 0x0001ffff,
+                                  0x12349abc, 0xfedc0010, 0x80008000, 0x7fff7fff};
+    auto Halves = [](int Op, bool Signed, bool Relu) {
+      return [=](auto &R) {
+        u32 D = 0;
+        for (int H = 0; H < 2; ++H) {
+          uint16_t A = uint16_t(R[0] >> (16 * H)), B = uint16_t(R[1] >> (16 * H));
+          s32 X = Signed ? s32(int16_t(A)) : s32(A), Y = Signed ? s32(int16_t(B)) : s32(B);
+          s32 V = Op == 0 ? X + Y : Op == 1 ? X - Y : Op == 2 ? std::min(X, Y) : std::max(X, Y);
+          if (Relu)
+            V = std::max(V, 0);
+          D |= u32(uint16_t(V)) << (16 * H);
+        }
+        return std::vector<u64>{D};
+      };
+    };
+    const char *Ops[] = {"add", "sub", "min", "max"};
+    for (int Op = 0; Op < 4; ++Op)
+      for (bool Signed : {false, true})
+        L.push_back(I(std::string(Ops[Op]) + (Signed ? ".s16x2" : ".u16x2"), {"u32", "u32"}, "u32",
+                      rows2(P16, P16), Halves(Op, Signed, false)));
+    L.push_back(I("min.relu.s16x2", {"u32", "u32"}, "u32", rows2(P16, P16), Halves(2, true, true)));
+    L.push_back(I("max.relu.s16x2", {"u32", "u32"}, "u32", rows2(P16, P16), Halves(3, true, true)));
+  }
   L.push_back(I("min.u64", {"u64", "u64"}, "u64", rows2(V64, V64),
                 [](auto &R) { return std::vector<u64>{std::min(R[0], R[1])}; }));
   L.push_back(I("max.s64", {"s64", "s64"}, "s64", rows2(V64, V64),
