@@ -529,6 +529,20 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
   return CUDA_SUCCESS;
 }
 
+/// The XX of the module's `.target sm_XX[a|f]` (PTX ISA 11.3.1); the device's compute capability
+/// when it names none.
+int ptxTargetArch(const ptx::Module &M) {
+  for (const auto &T : M.Targets) {
+    llvm::StringRef S = T;
+    unsigned Arch;
+    if (S.consume_front("sm_") && !S.consumeInteger(10, Arch) &&
+        (S.empty() || S == "a" || S == "f"))
+      return int(Arch);
+  }
+  Device *D = Driver::get().device(0);
+  return D->CcMajor * 10 + D->CcMinor;
+}
+
 CUresult funcAttribute(int *Out, int Attr, Kernel *K) {
   if (!Out || !K)
     return CUDA_ERROR_INVALID_VALUE;
@@ -552,7 +566,11 @@ CUresult funcAttribute(int *Out, int Attr, Kernel *K) {
     *Out = int(std::max<uint32_t>(M.Vgprs, 1));
     return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: {
+    // The virtual architecture the PTX was written for (its .target sm_XX), which CUB and Thrust
+    // read to pick the tuning that matches the kernels' own (cub::PtxVersion).
+    *Out = ptxTargetArch(*K->Lib->Parsed);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: { // the device code was built for this device
     Device *D = Driver::get().device(0);
     *Out = D->CcMajor * 10 + D->CcMinor;
     return CUDA_SUCCESS;

@@ -265,6 +265,13 @@ TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
   int Threads = 0;
   ASSERT_EQ(cuFuncGetAttribute(&Threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, F), 0);
   EXPECT_EQ(Threads, 1024);
+  // The PTX version is the text's .target (sm_80), the binary version the device's compute
+  // capability (8.6 by default), as for PTX that NVIDIA's driver compiles for its device.
+  int PtxVersion = 0, BinaryVersion = 0;
+  ASSERT_EQ(cuFuncGetAttribute(&PtxVersion, CU_FUNC_ATTRIBUTE_PTX_VERSION, F), 0);
+  ASSERT_EQ(cuFuncGetAttribute(&BinaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION, F), 0);
+  EXPECT_EQ(PtxVersion, 80);
+  EXPECT_EQ(BinaryVersion, 86);
   ASSERT_EQ(cuMemFree_v2(Out), CUDA_SUCCESS);
   ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
