@@ -717,6 +717,7 @@ void addMemoryOps(TableBuilder &T) {
       {"ds_dec_u32", "ds_dec_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::Dec>},
       {"ds_add_f32", "ds_add_rtn_f32", nullptr, nullptr, &dsAtomic<u32, Rmw::AddF32>},
       {"ds_add_u64", "ds_add_rtn_u64", nullptr, nullptr, &dsAtomic<u64, Rmw::Add>},
+      {"ds_add_f64", "ds_add_rtn_f64", nullptr, nullptr, &dsAtomic<u64, Rmw::AddF64>},
       {"ds_pk_add_f16", "ds_pk_add_rtn_f16", nullptr, nullptr, &dsAtomic<u32, Rmw::PkAddF16>},
       {"ds_pk_add_bf16", "ds_pk_add_rtn_bf16", nullptr, nullptr, &dsAtomic<u32, Rmw::PkAddBF16>},
       {nullptr, "ds_wrxchg_rtn_b32", nullptr, "ds_storexchg_rtn_b32", &dsAtomic<u32, Rmw::Swap>},

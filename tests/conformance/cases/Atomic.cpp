@@ -319,6 +319,37 @@ void addAtomicCases(CaseList &L) {
     };
     L.push_back(C);
   }
+  // Floating-point adds in shared memory (ds_add_f64 and ds_add_f32 on gfx942): quarters and
+  // halves sum exactly in any order.
+  {
+    Case C;
+    C.Family = "atomic";
+    C.Name = "atom.shared.add.f64.f32";
+    C.InTypes = {"u32"};
+    C.OutTypes = {"u64", "u32", "u64"};
+    C.ModuleDecls = ".shared .align 8 .f64 $sd[2];";
+    C.Body = "mov.u32 %r9, %tid.x;\n setp.ne.u32 %p0, %r9, 0;\n"
+             " @%p0 bra $Linit;\n st.shared.v2.f64 [$sd], {0d0000000000000000, "
+             "0d0000000000000000};\n$Linit:\n"
+             " bar.sync 0;\n cvt.rn.f64.u32 %fd0, %a0;\n mul.f64 %fd0, %fd0, 0d3FD0000000000000;\n"
+             " atom.shared.add.f64 %fd1, [$sd], %fd0;\n cvt.rn.f32.u32 %f0, %a0;\n"
+             " mul.f32 %f0, %f0, 0f3F000000;\n red.shared.add.f32 [$sd+8], %f0;\n bar.sync 0;\n"
+             " ld.shared.f64 %fd2, [$sd];\n mov.b64 %d0, %fd2;\n ld.shared.f32 %f1, [$sd+8];\n"
+             " mov.b32 %d1, %f1;\n setp.le.f64 %p1, %fd1, %fd2;\n selp.u64 %d2, 1, 0, %p1;";
+    for (unsigned I = 0; I < 96; ++I)
+      C.Rows.push_back({u64(I * 37 % 101)});
+    C.Block = 96;
+    C.Ref = [](RefContext &X) {
+      double Sum = 0;
+      float Half = 0;
+      for (auto &R : X.In)
+        Sum += double(R[0]) * 0.25, Half += float(R[0]) * 0.5f;
+      // The value each thread got back is one of the partial sums, never above the total.
+      for (auto &O : X.Out)
+        O = {std::bit_cast<u64>(Sum), std::bit_cast<uint32_t>(Half), 1};
+    };
+    L.push_back(C);
+  }
 }
 
 } // namespace reptx::conformance
