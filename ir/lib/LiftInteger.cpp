@@ -19,8 +19,11 @@ static Value *mulHigh(IRBuilder<> &B, Value *A, Value *C, bool Signed) {
 }
 
 // The carry flag CC.CF (PTX ISA 9.7.2): add.cc/sub.cc/mad.cc write it, addc/subc/madc read it
-// (and write it with .cc). For subtraction the flag is the borrow: sub.cc sets it when a < b
-// (unsigned), and subc computes a - (b + CF).
+// (and write it with .cc). One flag serves both: the hardware subtracts as a + ~b + 1, so after a
+// subtraction the flag is the carry of that sum, 1 when there was no borrow (a >= b, unsigned),
+// and subc computes a - b - (1 - CF). The manual words it as a borrow (d = a - (b + CF)), which
+// is the same for chains of subtractions, but code that mixes them relies on the hardware's flag:
+// nvcc's 128-bit division reads the flag after subc.cc with addc and takes 1 as "no borrow".
 static Error liftCarry(FunctionLifter &L, const ptx::Instruction &I, PtxType T) {
   IRBuilder<> &B = L.B;
   StringRef Op = I.Opcode;
@@ -41,11 +44,12 @@ static Error liftCarry(FunctionLifter &L, const ptx::Instruction &I, PtxType T) 
     R = B.CreateExtractValue(Sum2, 0);
     CarryOut = B.CreateOr(B.CreateExtractValue(Sum, 1), B.CreateExtractValue(Sum2, 1));
   } else if (Op == "sub" || Op == "subc") {
+    Value *BorrowIn = In ? B.CreateXor(CF, ConstantInt::get(Ty, 1)) : CF;
     auto *Dif = B.CreateBinaryIntrinsic(Intrinsic::usub_with_overflow, *A, *C);
-    auto *Dif2 =
-        B.CreateBinaryIntrinsic(Intrinsic::usub_with_overflow, B.CreateExtractValue(Dif, 0), CF);
+    auto *Dif2 = B.CreateBinaryIntrinsic(Intrinsic::usub_with_overflow,
+                                         B.CreateExtractValue(Dif, 0), BorrowIn);
     R = B.CreateExtractValue(Dif2, 0);
-    CarryOut = B.CreateOr(B.CreateExtractValue(Dif, 1), B.CreateExtractValue(Dif2, 1));
+    CarryOut = B.CreateNot(B.CreateOr(B.CreateExtractValue(Dif, 1), B.CreateExtractValue(Dif2, 1)));
   } else if (Op == "mad" || Op == "madc") {
     // mad.cc/madc (9.7.2.5/6): d = (a * b).lo|hi + c (+ CF); the carry out of that addition.
     auto D = L.read(I.Ops[3], Ty);

@@ -496,6 +496,29 @@ void addIntegerCases(CaseList &L) {
                       // the final subc computes 0 - 0 - borrow
                       return std::vector<u64>{R[0] - R[1], R[0] < R[1] ? 0xffffffffu : 0u};
                     }));
+  // The flag is one bit for both (9.7.2): after a subtraction it is the carry of a + ~b + 1, 1
+  // when nothing was borrowed, as nvcc's own 128-bit division reads it (addc after subc.cc); a
+  // subc after an addition subtracts 1 - CF.
+  L.push_back(Chain("integer", "sub.cc.subc.addc",
+                    "mov.b64 {%r0, %r1}, %a0;\n mov.b64 {%r2, %r3}, %a1;\n"
+                    " sub.cc.u32 %r4, %r0, %r2;\n subc.cc.u32 %r5, %r1, %r3;\n"
+                    " addc.u32 %d1, 0, 0;\n mov.b64 %d0, {%r4, %r5};",
+                    [](auto &R) {
+                      return std::vector<u64>{R[0] - R[1], R[0] >= R[1] ? 1u : 0u};
+                    }));
+  L.push_back(Chain("integer", "add.cc.subc",
+                    "mov.b64 {%r0, %r1}, %a0;\n mov.b64 {%r2, %r3}, %a1;\n"
+                    " add.cc.u32 %r4, %r0, %r2;\n subc.cc.u32 %r5, %r1, %r3;\n"
+                    " addc.u32 %d1, 0, 0;\n mov.b64 %d0, {%r4, %r5};",
+                    [](auto &R) {
+                      u32 A0 = u32(R[0]), A1 = u32(R[0] >> 32), B0 = u32(R[1]),
+                          B1 = u32(R[1] >> 32);
+                      u64 Sum = u64(A0) + B0;
+                      u64 Borrow = 1 - (Sum >> 32);
+                      u32 Hi = A1 - B1 - u32(Borrow);
+                      bool NoBorrow = u64(A1) >= u64(B1) + Borrow;
+                      return std::vector<u64>{(u64(Hi) << 32) | u32(Sum), NoBorrow ? 1u : 0u};
+                    }));
   L.push_back(Chain("integer", "mad.cc.madc",
                     "mov.b64 {%r0, %r1}, %a0;\n mov.b64 {%r2, %r3}, %a1;\n"
                     " mad.lo.cc.u32 %r4, %r0, %r2, %r1;\n madc.hi.cc.u32 %r5, %r0, %r2, %r3;\n"
