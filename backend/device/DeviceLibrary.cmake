@@ -7,6 +7,7 @@ set(REPTX_DEVICE_SOURCES
   device/Barrier.cpp
   device/Directed.cpp
   device/Malloc.cpp
+  device/Mbarrier.cpp
   device/Printf.cpp
   device/Sleep.cpp
   device/Warp.cpp

@@ -1,6 +1,7 @@
 // Asynchronous copies (PTX ISA 9.7.9.25.3): cp.async.ca/.cg.shared.global [dst], [src], cp-size
 // {, src-size}{, cache-policy} copies cp-size bytes (4, 8 or 16) from global to shared memory, the
-// bytes past src-size being zero, and cp.async.commit_group / wait_group N / wait_all order them.
+// bytes past src-size being zero, and cp.async.commit_group / wait_group N / wait_all order them;
+// cp.async.mbarrier.arrive arrives on an mbarrier (LiftMbarrier.cpp).
 // reptx performs the copy when the instruction executes, so it is complete before any later
 // wait: the waits have nothing left to do, and a copy is visible to the issuing thread at once
 // and to the other threads of the CTA after the barrier that CUDA code puts after the wait.
@@ -14,6 +15,22 @@ Error liftCpAsync(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
   if (!L.hasMod(".async") || L.hasMod(".bulk") || L.hasMod(".tensor"))
     return L.unsupported("bulk and tensor copies");
+  if (L.hasMod(".mbarrier")) {
+    // cp.async.mbarrier.arrive{.noinc}{.shared}.b64 [bar] (9.7.9.25.3.4): an arrival on the
+    // mbarrier once the thread's earlier copies are done, which they are. Without .noinc the
+    // pending count is raised by one first: no change at all.
+    if (I.Ops.size() != 1)
+      return L.unsupported();
+    if (!L.hasMod(".noinc"))
+      return Error::success();
+    auto Bar = L.hasMod(".shared") || L.hasMod(".shared::cta") ? L.address(I.Ops[0], SharedAS)
+                                                               : L.address(I.Ops[0], GenericAS);
+    if (!Bar)
+      return Bar.takeError();
+    Value *P = B.CreateAddrSpaceCast(*Bar, PointerType::get(L.Ctx, SharedAS));
+    mbarrierArrive(L, P, B.getInt32(1), false);
+    return Error::success();
+  }
   if (L.hasMod(".commit_group") || L.hasMod(".wait_group") || L.hasMod(".wait_all"))
     return Error::success();
   if (!L.hasMod(".shared") || !L.hasMod(".global") || I.Ops.size() < 3)

@@ -1,6 +1,6 @@
 // Control flow and synchronisation (PTX ISA 9.7.12, 9.7.13.1, 9.7.19): bra (guarded or not),
 // brx.idx, ret and exit, trap and brkpt, nanosleep, pmevent, griddepcontrol, membar/fence;
-// bar/barrier go to LiftBarrier.cpp, call to LiftCall.cpp.
+// bar/barrier go to LiftBarrier.cpp, mbarrier to LiftMbarrier.cpp, call to LiftCall.cpp.
 #include "Lifter.h"
 
 #include "reptx/ir/Intrinsics.h"
@@ -114,6 +114,8 @@ Error liftControl(FunctionLifter &L, const ptx::Instruction &I) {
     return liftWarp(L, I); // bar.warp.sync
   if (Op == "bar" || Op == "barrier")
     return liftBarrier(L, I);
+  if (Op == "mbarrier")
+    return liftMbarrier(L, I);
   return L.unsupported();
 }
 

@@ -921,6 +921,8 @@ ArrayRef<StringRef> liftedFamilies() {
       // LiftControl.cpp, LiftBarrier.cpp, LiftCall.cpp
       "bra", "brx", "call", "ret", "exit", "trap", "brkpt", "pmevent", "nanosleep", "bar",
       "barrier", "membar", "fence", "griddepcontrol",
+      // LiftMbarrier.cpp
+      "mbarrier",
       // LiftVideo.cpp
       "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
       "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",

@@ -199,6 +199,9 @@ llvm::Error liftCpAsync(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Value *tanhApproxF32(llvm::IRBuilder<> &B, llvm::Value *X);
 /// bar/barrier .sync .arrive .red with ids and thread counts (LiftBarrier.cpp).
 llvm::Error liftBarrier(FunctionLifter &L, const ptx::Instruction &I);
+llvm::Error liftMbarrier(FunctionLifter &L, const ptx::Instruction &I);
+/// Count arrivals on the mbarrier object at Bar (shared address space); returns the state.
+llvm::Value *mbarrierArrive(FunctionLifter &L, llvm::Value *Bar, llvm::Value *Count, bool Drop);
 /// call (LiftCall.cpp) and the LLVM type of a lifted .func: one local-space pointer per return
 /// parameter and per parameter.
 llvm::Error liftCall(FunctionLifter &L, const ptx::Instruction &I);

@@ -1,7 +1,7 @@
 // Barriers (PTX ISA 9.7.13.1 bar/barrier, 9.7.13.2 bar.red, 9.7.13.3 bar.warp.sync, 9.7.13.9
 // nanosleep): every thread's write before the barrier is visible to every thread after it;
 // bar.red reduces a predicate over the block; named barriers with thread counts let a producer
-// warp hand data to consumer warps.
+// warp hand data to consumer warps; mbarrier objects (9.7.13.15) order the same exchanges.
 #include "../Conformance.h"
 
 namespace reptx::conformance {
@@ -150,6 +150,79 @@ void addBarrierCases(CaseList &L) {
           C.Out[T][0] = uint32_t(C.In[T][0] * 3);
       },
       64, 64));
+
+  // mbarrier (9.7.13.15) in place of the CTA barrier: thread 0 initialises it for the whole
+  // block, every thread arrives and waits until the phase completes (by the state arrive
+  // returned), then reads the value its mirror thread wrote before arriving.
+  const std::string MbInit = "mov.u32 %r0, %tid.x;\n mov.u32 %r1, %ntid.x;\n"
+                             " setp.ne.u32 %p6, %r0, 0;\n @%p6 bra $Lmbi;\n"
+                             " mbarrier.init.shared.b64 [$mb], %r1;\n$Lmbi:\n bar.sync 0;\n ";
+  const std::string MbDecls = std::string(Buf) + "\n.shared .align 8 .b64 $mb;";
+  L.push_back(B("mbarrier.arrive.test_wait", {"u32"},
+                MbInit + mirror("mbarrier.arrive.shared.b64 %rd5, [$mb];\n$Lmbw:\n"
+                                " mbarrier.test_wait.shared.b64 %p5, [$mb], %rd5;\n"
+                                " @!%p5 bra $Lmbw;"),
+                mirrorRef, 192, 96, MbDecls));
+  // Two phases waited for by parity (as cuda::pipeline does), the second through a generic
+  // address: the mirror's value after the first, the next thread's second value after the
+  // second.
+  L.push_back(B(
+      "mbarrier.try_wait.parity", {"u32", "u32"},
+      MbInit +
+          mirror("mbarrier.arrive.shared.b64 _, [$mb];\n$Lmbw0:\n"
+                 " mbarrier.try_wait.parity.shared.b64 %p5, [$mb], 0;\n @!%p5 bra $Lmbw0;") +
+          "\n mov.u32 %r7, $buf2;\n add.u32 %r8, %r7, %r2;\n mul.lo.u32 %r9, %a0, 3;\n"
+          " st.shared.u32 [%r8], %r9;\n mov.u64 %rd6, $mb;\n cvta.shared.u64 %rd6, %rd6;\n"
+          " mbarrier.arrive.b64 %rd7, [%rd6];\n$Lmbw1:\n"
+          " mbarrier.test_wait.parity.b64 %p5, [%rd6], 1;\n @!%p5 bra $Lmbw1;\n"
+          " add.u32 %r10, %r0, 1;\n rem.u32 %r10, %r10, %r1;\n shl.b32 %r10, %r10, 2;\n"
+          " add.u32 %r10, %r7, %r10;\n ld.shared.u32 %d1, [%r10];",
+      [](RefContext &C) {
+        mirrorRef(C);
+        unsigned Bk = C.BlockThreads;
+        for (size_t T = 0; T < C.In.size(); ++T) {
+          size_t Base = T / Bk * Bk;
+          C.Out[T][1] = uint32_t(C.In[Base + (T - Base + 1) % Bk][0] * 3);
+        }
+      },
+      128, 64, MbDecls + "\n.shared .align 4 .b8 $buf2[2048];"));
+  // One thread, its own object: arrival counts, arrive_drop, pending_count (of the state before
+  // the arrival), and which phases count as completed for test_wait and test_wait.parity.
+  // Expected 3; arrive (3 pending before it); arrive_drop 2 completes phase 0 and leaves 1
+  // expected; arrive (1 pending before it) completes phase 1; phase 2 (parity 0) is current.
+  L.push_back(B(
+      "mbarrier.arrive_drop.pending_count", {"u32", "u32", "u32", "u32", "u32", "u32"},
+      "mov.u32 %r0, %tid.x;\n shl.b32 %r0, %r0, 3;\n mov.u32 %r1, $mbs;\n add.u32 %r1, %r1, %r0;\n"
+      " mbarrier.init.shared.b64 [%r1], 3;\n mbarrier.arrive.shared.b64 %rd1, [%r1];\n"
+      " mbarrier.pending_count.b64 %d0, %rd1;\n mbarrier.test_wait.shared.b64 %p1, [%r1], %rd1;\n"
+      " selp.u32 %d1, 1, 0, %p1;\n mbarrier.arrive_drop.shared.b64 %rd2, [%r1], 2;\n"
+      " mbarrier.test_wait.shared.b64 %p1, [%r1], %rd1;\n selp.u32 %d2, 1, 0, %p1;\n"
+      " mbarrier.arrive.shared.b64 %rd3, [%r1];\n mbarrier.pending_count.b64 %d3, %rd3;\n"
+      " mbarrier.test_wait.parity.shared.b64 %p1, [%r1], 0;\n selp.u32 %d4, 1, 0, %p1;\n"
+      " mbarrier.test_wait.parity.shared.b64 %p1, [%r1], 1;\n selp.u32 %d5, 1, 0, %p1;\n"
+      " mbarrier.inval.shared.b64 [%r1];",
+      [](RefContext &C) {
+        for (auto &O : C.Out)
+          O = {3, 0, 1, 1, 0, 1};
+      },
+      64, 64, ".shared .align 8 .b64 $mbs[64];"));
+  // cp.async.mbarrier.arrive (9.7.9.25.3.4): with .noinc the copies' completion is one of the
+  // expected arrivals, without it no change; the copied value is there once the phase completes.
+  L.push_back(B(
+      "cp.async.mbarrier.arrive", {"u32", "u32", "u32"},
+      "mov.u32 %r0, %tid.x;\n shl.b32 %r2, %r0, 3;\n mov.u32 %r1, $mbs;\n add.u32 %r1, %r1, %r2;\n"
+      " shl.b32 %r3, %r0, 2;\n mov.u32 %r4, $dst;\n add.u32 %r4, %r4, %r3;\n"
+      " mbarrier.init.shared.b64 [%r1], 2;\n cp.async.ca.shared.global [%r4], [%ia], 4;\n"
+      " cp.async.mbarrier.arrive.shared.b64 [%r1];\n"
+      " cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];\n"
+      " mbarrier.arrive.shared.b64 %rd2, [%r1];\n mbarrier.pending_count.b64 %d0, %rd2;\n"
+      " mbarrier.test_wait.shared.b64 %p1, [%r1], %rd2;\n selp.u32 %d1, 1, 0, %p1;\n"
+      " ld.shared.u32 %d2, [%r4];",
+      [](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T)
+          C.Out[T] = {1, 1, uint32_t(C.In[T][0])};
+      },
+      64, 64, ".shared .align 8 .b64 $mbs[64];\n.shared .align 4 .b8 $dst[256];"));
 }
 
 } // namespace reptx::conformance

@@ -93,6 +93,21 @@ inline constexpr llvm::StringLiteral Vprintf = "reptx.vprintf";
 // free (the `malloc`/`free` system calls that `new` and `delete` in device code call): the
 // generic address of at least size bytes aligned to 16, 0 when the heap has no room; free(0) does
 // nothing. A backend allocates from a heap a loader provides (backend/README.md, "Device malloc").
+// mbarrier objects in shared memory (PTX ISA 9.7.13.15), CTA scope; the 64-bit object's layout
+// is the backend's (an object only ever goes through these):
+//   void @reptx.mbarrier.init(ptr addrspace(3) bar, i32 count)
+//   i64  @reptx.mbarrier.arrive(ptr addrspace(3) bar, i32 count, i1 drop): count arrivals (and,
+//        with drop, count fewer expected in later phases), release ordering; returns the state
+//        before them: the phase in bit 63, the pending arrivals in bits 0-19
+//   i1   @reptx.mbarrier.test_wait(ptr addrspace(3) bar, i64 state): has the state's phase
+//        completed (acquire ordering)
+//   i1   @reptx.mbarrier.test_wait.parity(ptr addrspace(3) bar, i32 parity): has the phase of
+//        that parity completed (the current phase has the other parity)
+inline constexpr llvm::StringLiteral MbarrierInit = "reptx.mbarrier.init";
+inline constexpr llvm::StringLiteral MbarrierArrive = "reptx.mbarrier.arrive";
+inline constexpr llvm::StringLiteral MbarrierTestWait = "reptx.mbarrier.test_wait";
+inline constexpr llvm::StringLiteral MbarrierTestWaitParity = "reptx.mbarrier.test_wait.parity";
+
 inline constexpr llvm::StringLiteral Malloc = "reptx.malloc";
 inline constexpr llvm::StringLiteral Free = "reptx.free";
 
