@@ -59,7 +59,6 @@ __global__ void reverse(const float *in, float *out) {
 }
 
 int main() {
-  int failures = 0;
   std::vector<int> in(N);
   for (int i = 0; i < N; ++i)
     in[i] = i * 37 % 101;

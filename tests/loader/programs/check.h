@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <vector>
 
 #define CHECK(X)                                                                                   \
   do {                                                                                             \
@@ -12,3 +13,24 @@
       std::exit(1);                                                                                \
     }                                                                                              \
   } while (0)
+
+// A new device allocation holding the host vector's elements.
+template <typename T> T *toDevice(const std::vector<T> &h) {
+  T *d;
+  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
+  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+// N elements copied back from the device.
+template <typename T> std::vector<T> toHost(const T *d, size_t n) {
+  std::vector<T> h(n);
+  CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// Checks that do not stop the program: the first ten failures are printed, all are counted.
+inline int failures = 0;
+inline void expect(bool ok, const char *what, long i) {
+  if (!ok && failures++ < 10)
+    std::printf("FAIL: %s at %ld\n", what, i);
+}

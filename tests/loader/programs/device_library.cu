@@ -119,24 +119,6 @@ __global__ void atomics(float *f, double *d, unsigned long long *u, unsigned *in
   atomicAdd_system(f + 1, 1.0f);
 }
 
-template <typename T> T *toDevice(const std::vector<T> &h) {
-  T *d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T> std::vector<T> toHost(const T *d, size_t n) {
-  std::vector<T> h(n);
-  CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-
-int failures = 0;
-void expect(bool ok, const char *what, int i) {
-  if (!ok && failures++ < 10)
-    std::printf("FAIL: %s at %d\n", what, i);
-}
-
 uint64_t state = 88172645463325252ull;
 uint64_t next() { // xorshift64
   state ^= state << 13;

@@ -87,7 +87,6 @@ int main() {
   std::vector<int> s(Threads), c(4);
   CHECK(cudaMemcpy(s.data(), sums, Threads * sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(c.data(), counts, 4 * sizeof(int), cudaMemcpyDeviceToHost));
-  int failures = 0;
   if (c[0] || c[1]) {
     std::printf("FAIL: churn: %d misaligned blocks, %d NULL returns\n", c[0], c[1]);
     ++failures;

@@ -57,7 +57,6 @@ int main() {
   CHECK(cudaGetLastError());
   std::vector<u128> out(Ops * n);
   CHECK(cudaMemcpy(out.data(), dOut, out.size() * sizeof(u128), cudaMemcpyDeviceToHost));
-  int failures = 0;
   const char *names[Ops] = {"mul",  "shifts", "udiv 12345",  "urem 1e9+7", "udiv",
                             "urem", "sdiv",   "srem -98765", "compare"};
   for (int t = 0; t < n; ++t) {

@@ -25,24 +25,6 @@ struct Above10 {
   __host__ __device__ bool operator()(int x) const { return x > 10; }
 };
 
-int failures = 0;
-void expect(bool ok, const char *what, long i) {
-  if (!ok && failures++ < 10)
-    std::printf("FAIL: %s at %ld\n", what, i);
-}
-
-template <typename T> T *toDevice(const std::vector<T> &h) {
-  T *d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T> std::vector<T> toHost(const T *d, size_t n) {
-  std::vector<T> h(n);
-  CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-
 int main() {
   const int n = 50000;
   std::vector<unsigned> keys(n);

@@ -90,24 +90,6 @@ __global__ void halves(const __half2 *a, const __half2 *b, __half2 *c, const __n
   z[64 + t] = __hmin2(x[t], y[t]);
 }
 
-template <typename T> T *toDevice(const std::vector<T> &h) {
-  T *d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T> std::vector<T> toHost(const T *d, size_t n) {
-  std::vector<T> h(n);
-  CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-
-int failures = 0;
-void expect(bool ok, const char *what, int i) {
-  if (!ok && failures++ < 10)
-    std::printf("FAIL: %s at %d\n", what, i);
-}
-
 void checkTiles() {
   std::vector<int> in(64);
   for (int t = 0; t < 64; ++t)
