@@ -37,7 +37,9 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
 
   if (Op == "cvta") {
     // cvta.space converts a space address to generic, cvta.to.space the other way (9.7.9.20).
-    if (Param || AS == GenericAS)
+    // cvta.param (PTX 7.7; nvcc -G takes kernel parameters' addresses so): parameters live in
+    // private slots, so their generic address is the slot's, as for cvta.local.
+    if ((Param && L.hasMod(".to")) || AS == GenericAS)
       return L.unsupported();
     auto T = L.type();
     if (!T)
@@ -61,8 +63,8 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
   }
   if (Op == "isspacep") {
     // isspacep.space p, a (9.7.9.19): whether the generic address a is in the space's window.
-    // .param: kernel and function parameters live in private slots whose generic addresses are
-    // never handed out (cvta.param is not lifted), so no generic address is a parameter's.
+    // .param: kernel and function parameters live in private slots, so the generic address of
+    // one (cvta.param) is in the local window: isspacep.local is true for it, .param never.
     if (I.Ops.size() != 2)
       return L.unsupported();
     auto A = L.read(I.Ops[1], B.getInt64Ty());

@@ -234,6 +234,19 @@ void addMemoryCases(CaseList &L) {
         }
       },
       std::vector<u64>(W.begin(), W.begin() + N)));
+  // cvta.param (PTX 7.7; nvcc -G takes kernel parameters' addresses): the generic address of a
+  // kernel parameter reads the parameter's value, here the input and scratch pointers.
+  L.push_back(Mem(
+      "cvta.param", {"u32"}, {"u32", "u32"},
+      "mov.u64 %rd1, $in;\n cvta.param.u64 %rd2, %rd1;\n ld.u64 %rd3, [%rd2];\n"
+      " cvta.to.global.u64 %rd3, %rd3;\n mul.wide.u32 %rd4, %gid, 8;\n add.u64 %rd3, %rd3, %rd4;\n"
+      " ld.global.u32 %d0, [%rd3];\n mov.u64 %rd5, $scratch;\n cvta.param.u64 %rd5, %rd5;\n"
+      " ld.u64 %rd6, [%rd5];\n ld.param.u64 %rd7, [$scratch];\n setp.eq.u64 %p0, %rd6, %rd7;\n"
+      " selp.u32 %d1, 1, 0, %p0;",
+      ids(N), [](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T)
+          C.Out[T] = {C.In[T][0], 1};
+      }));
   // Static shared memory: each thread writes its slot, reads its neighbour's after bar.sync.
   L.push_back(Mem(
       "shared.static", {"u32"}, {"u32", "u16"},
