@@ -23,12 +23,10 @@ Error liftCpAsync(FunctionLifter &L, const ptx::Instruction &I) {
       return L.unsupported();
     if (!L.hasMod(".noinc"))
       return Error::success();
-    auto Bar = L.hasMod(".shared") || L.hasMod(".shared::cta") ? L.address(I.Ops[0], SharedAS)
-                                                               : L.address(I.Ops[0], GenericAS);
+    auto Bar = mbarrierAddress(L, I.Ops[0]);
     if (!Bar)
       return Bar.takeError();
-    Value *P = B.CreateAddrSpaceCast(*Bar, PointerType::get(L.Ctx, SharedAS));
-    mbarrierArrive(L, P, B.getInt32(1), false);
+    mbarrierArrive(L, *Bar, B.getInt32(1), false);
     return Error::success();
   }
   if (L.hasMod(".commit_group") || L.hasMod(".wait_group") || L.hasMod(".wait_all"))

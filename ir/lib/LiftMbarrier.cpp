@@ -13,11 +13,9 @@ using namespace llvm;
 
 namespace reptx::ir {
 
-namespace {
-
 // The mbarrier object's address in shared memory: [addr] with .shared/.shared::cta is a shared
 // address, without a state space a generic one (which must point into shared memory).
-Expected<Value *> barrierAddress(FunctionLifter &L, const ptx::Operand &Op) {
+Expected<Value *> mbarrierAddress(FunctionLifter &L, const ptx::Operand &Op) {
   if (L.hasMod(".shared") || L.hasMod(".shared::cta"))
     return L.address(Op, SharedAS);
   auto P = L.address(Op, GenericAS);
@@ -25,6 +23,8 @@ Expected<Value *> barrierAddress(FunctionLifter &L, const ptx::Operand &Op) {
     return P.takeError();
   return L.B.CreateAddrSpaceCast(*P, PointerType::get(L.Ctx, SharedAS));
 }
+
+namespace {
 
 Function *helper(FunctionLifter &L, StringRef Name, Type *Ret, ArrayRef<Type *> Args) {
   return L.declareIntrinsic(Name, Ret, Args, MemoryEffects::unknown());
@@ -63,7 +63,7 @@ Error liftMbarrier(FunctionLifter &L, const ptx::Instruction &I) {
   if (Init || Inval) {
     if (I.Ops.size() != (Init ? 2u : 1u))
       return L.unsupported();
-    auto Bar = barrierAddress(L, I.Ops[0]);
+    auto Bar = mbarrierAddress(L, I.Ops[0]);
     if (!Bar)
       return Bar.takeError();
     if (Inval) // the object may be reused as ordinary memory: nothing to undo
@@ -78,7 +78,7 @@ Error liftMbarrier(FunctionLifter &L, const ptx::Instruction &I) {
     // arrive{_drop}{.noComplete} state|_, [addr]{, count}
     if (I.Ops.size() != 2 && I.Ops.size() != 3)
       return L.unsupported();
-    auto Bar = barrierAddress(L, I.Ops[1]);
+    auto Bar = mbarrierAddress(L, I.Ops[1]);
     if (!Bar)
       return Bar.takeError();
     Value *Count = B.getInt32(1);
@@ -96,7 +96,7 @@ Error liftMbarrier(FunctionLifter &L, const ptx::Instruction &I) {
     // false after a while; it returns at once, as test_wait.
     if (I.Ops.size() != 3 && I.Ops.size() != 4)
       return L.unsupported();
-    auto Bar = barrierAddress(L, I.Ops[1]);
+    auto Bar = mbarrierAddress(L, I.Ops[1]);
     if (!Bar)
       return Bar.takeError();
     bool Parity = L.hasMod(".parity");
