@@ -21,6 +21,9 @@ namespace reptx::device {
 using u32 = unsigned int;
 using s32 = int;
 using u64 = unsigned long long;
+/// Words in global memory (address space 1), for helpers that address device memory directly.
+using GlobalU32 = __attribute__((address_space(1))) u32;
+using GlobalU64 = __attribute__((address_space(1))) u64;
 
 /// Defines the helper for the intrinsic Symbol: an extern "C" function whose symbol is Symbol.
 #define REPTX_HELPER(Symbol, Ret, Name, Params)                                                    \

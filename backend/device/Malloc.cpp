@@ -6,10 +6,6 @@
 
 #include "../include/reptx/backend/MallocHeap.h"
 
-namespace reptx::device {
-using GlobalU64 = __attribute__((address_space(1))) u64;
-} // namespace reptx::device
-
 // The device address of the heap, 0 when the loader gave none. External (protected visibility,
 // so also a dynamic symbol of the code object) so that a loader finds and writes it; it is linked
 // only into modules that call malloc or free.
