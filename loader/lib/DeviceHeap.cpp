@@ -4,8 +4,6 @@
 #include "DeviceHeap.h"
 #include "reptx/backend/MallocHeap.h"
 
-#include <map>
-#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -15,23 +13,14 @@ namespace {
 
 namespace mh = reptx::malloc_heap;
 
-/// The heap of a device. Devices live as long as the process, so the map is never pruned.
+/// The heap of a device.
 struct Heap {
   std::mutex M;
   size_t Size = mh::DefaultHeapBytes; // CU_LIMIT_MALLOC_HEAP_SIZE: the arena's bytes
   uint64_t Address = 0;               // 0 until a module with malloc is loaded
 };
 
-Heap &heap(Device &D) {
-  // Never destroyed, like the driver: cudart unloads its modules from its own exit handlers.
-  static auto *HeapsMutex = new std::mutex;
-  static auto *Heaps = new std::map<Device *, std::unique_ptr<Heap>>;
-  std::lock_guard<std::mutex> L(*HeapsMutex);
-  auto &H = (*Heaps)[&D];
-  if (!H)
-    H = std::make_unique<Heap>();
-  return *H;
-}
+Heap &heap(Device &D) { return perDevice<Heap>(D); }
 
 /// Allocates the heap (H.M held) and writes its empty header: the arena's size, nothing handed
 /// out, every free list empty.

@@ -76,6 +76,19 @@ struct Device {
   uint64_t GridWorkspace = 0;
 };
 
+/// State of type T kept per device by one part of the loader (the printf FIFO, the malloc heap),
+/// made on first use. Devices live as long as the process, so it is never pruned, and never
+/// destroyed, like the driver: cudart unloads its modules from its own exit handlers.
+template <typename T> T &perDevice(Device &D) {
+  static auto *M = new std::mutex;
+  static auto *States = new std::map<Device *, std::unique_ptr<T>>;
+  std::lock_guard<std::mutex> L(*M);
+  auto &S = (*States)[&D];
+  if (!S)
+    S = std::make_unique<T>();
+  return *S;
+}
+
 struct Stream {
   Tag T = Tag::Stream;
   Context *Ctx = nullptr;

@@ -23,7 +23,7 @@ namespace {
 namespace pf = reptx::printf_format;
 
 /// The printf state of a device: its FIFO and the symbols of the loaded code objects that point
-/// at it. Devices live as long as the process, so the map is never pruned.
+/// at it.
 struct Fifo {
   std::mutex M;
   size_t Size = DefaultPrintfFifoSize;            // CU_LIMIT_PRINTF_FIFO_SIZE: header + records
@@ -31,16 +31,7 @@ struct Fifo {
   std::map<const LoadedCode *, uint64_t> Symbols; // code object -> address of its symbol
 };
 
-Fifo &fifo(Device &D) {
-  // Never destroyed, like the driver: cudart unloads its modules from its own exit handlers.
-  static auto *FifosMutex = new std::mutex;
-  static auto *Fifos = new std::map<Device *, std::unique_ptr<Fifo>>;
-  std::lock_guard<std::mutex> L(*FifosMutex);
-  auto &F = (*Fifos)[&D];
-  if (!F)
-    F = std::make_unique<Fifo>();
-  return *F;
-}
+Fifo &fifo(Device &D) { return perDevice<Fifo>(D); }
 
 /// Allocates the FIFO (F.M held) and writes its empty header: capacity, used 0, no overflow.
 bool allocateFifo(Device &D, Fifo &F) {
