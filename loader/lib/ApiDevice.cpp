@@ -1,6 +1,7 @@
 // Initialisation, versions, errors, cuGetProcAddress, devices, primary contexts and cuCtx*.
 #include "DeviceHeap.h"
 #include "Driver.h"
+#include "Graph.h"
 #include "Printf.h"
 #include "ProcTable.h"
 #include "Trace.h"
@@ -598,6 +599,8 @@ CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
   REPTX_TRACE(cuCtxSynchronize_v2, Ctx);
   Context *C;
   if (CUresult R = ctxOrCurrent(Ctx, C))
+    return R;
+  if (CUresult R = captureForbidsUnsafeCall())
     return R;
   return synchronizeContext(C);
 }

@@ -2,6 +2,7 @@
 // backend operation completes before the call returns, so a stream is in order by construction
 // and an event records the host time at which all earlier work had finished.
 #include "Driver.h"
+#include "Graph.h"
 #include "Printf.h"
 #include "Trace.h"
 
@@ -33,17 +34,6 @@ CUresult fromError(llvm::Error E, const char *What) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult streamContext(CUstream S, Context *&C) {
-  auto V = reinterpret_cast<uintptr_t>(S);
-  if (V == 0 || V == uintptr_t(CU_STREAM_LEGACY) || V == uintptr_t(CU_STREAM_PER_THREAD))
-    return withContext(C);
-  auto *St = reinterpret_cast<Stream *>(S);
-  if (St->T != Tag::Stream)
-    return CUDA_ERROR_INVALID_HANDLE;
-  C = St->Ctx;
-  return CUDA_SUCCESS;
-}
-
 bool isDevice(ExecBackend &B, uint64_t P) {
   uint64_t Base, Size;
   return B.findAllocation(P, Base, Size);
@@ -68,37 +58,61 @@ CUresult copy(Context *C, uint64_t Dst, uint64_t Src, size_t N, bool DstDev, boo
   return fromError(std::move(E), "memory copy");
 }
 
-CUresult copyIn(CUdeviceptr Dst, const void *Src, size_t N, CUstream S = nullptr) {
-  Context *C;
-  if (CUresult R = streamContext(S, C))
-    return R;
-  return copy(C, Dst, reinterpret_cast<uint64_t>(Src), N, true, false);
-}
-CUresult copyOut(void *Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
-  Context *C;
-  if (CUresult R = streamContext(S, C))
-    return R;
-  return copy(C, reinterpret_cast<uint64_t>(Dst), Src, N, false, true);
-}
-CUresult copyDD(CUdeviceptr Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
-  Context *C;
-  if (CUresult R = streamContext(S, C))
-    return R;
-  return copy(C, Dst, Src, N, true, true);
-}
-// Unified addressing (cuMemcpy): the direction from where the pointers are.
-CUresult copyAny(CUdeviceptr Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
-  Context *C;
-  if (CUresult R = streamContext(S, C))
-    return R;
-  ExecBackend &B = *C->Dev->Backend;
-  return copy(C, Dst, Src, N, isDevice(B, Dst), isDevice(B, Src));
+// A copy on a capturing stream: a memcpy node of the 3D copy that does the same.
+CUresult captureCopy(CUstream S, Context *C, const CUDA_MEMCPY3D &P) {
+  auto N = std::make_unique<GraphNode>();
+  N->Type = CU_GRAPH_NODE_TYPE_MEMCPY;
+  N->Ctx = C;
+  N->Copy = P;
+  return capture(S, std::move(N));
 }
 
-CUresult fill(CUdeviceptr Dst, uint32_t Value, unsigned Elem, size_t N, CUstream S = nullptr) {
+// A one-dimensional copy of N bytes between sides of the given memory types.
+CUresult copy1D(CUstream S, uint64_t Dst, CUmemorytype DstType, uint64_t Src, CUmemorytype SrcType,
+                size_t N) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
+  if (captureOf(S)) {
+    CUDA_MEMCPY3D P{};
+    P.srcMemoryType = SrcType;
+    P.dstMemoryType = DstType;
+    if (SrcType == CU_MEMORYTYPE_HOST)
+      P.srcHost = reinterpret_cast<const void *>(Src);
+    else
+      P.srcDevice = Src;
+    if (DstType == CU_MEMORYTYPE_HOST)
+      P.dstHost = reinterpret_cast<void *>(Dst);
+    else
+      P.dstDevice = Dst;
+    P.WidthInBytes = N;
+    P.Height = P.Depth = 1;
+    return captureCopy(S, C, P);
+  }
+  ExecBackend &B = *C->Dev->Backend;
+  // Unified addressing (cuMemcpy): the direction from where the pointers are.
+  bool DstDev =
+      DstType == CU_MEMORYTYPE_UNIFIED ? isDevice(B, Dst) : DstType == CU_MEMORYTYPE_DEVICE;
+  bool SrcDev =
+      SrcType == CU_MEMORYTYPE_UNIFIED ? isDevice(B, Src) : SrcType == CU_MEMORYTYPE_DEVICE;
+  return copy(C, Dst, Src, N, DstDev, SrcDev);
+}
+CUresult copyIn(CUdeviceptr Dst, const void *Src, size_t N, CUstream S = nullptr) {
+  return copy1D(S, Dst, CU_MEMORYTYPE_DEVICE, reinterpret_cast<uint64_t>(Src), CU_MEMORYTYPE_HOST,
+                N);
+}
+CUresult copyOut(void *Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
+  return copy1D(S, reinterpret_cast<uint64_t>(Dst), CU_MEMORYTYPE_HOST, Src, CU_MEMORYTYPE_DEVICE,
+                N);
+}
+CUresult copyDD(CUdeviceptr Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
+  return copy1D(S, Dst, CU_MEMORYTYPE_DEVICE, Src, CU_MEMORYTYPE_DEVICE, N);
+}
+CUresult copyAny(CUdeviceptr Dst, CUdeviceptr Src, size_t N, CUstream S = nullptr) {
+  return copy1D(S, Dst, CU_MEMORYTYPE_UNIFIED, Src, CU_MEMORYTYPE_UNIFIED, N);
+}
+
+CUresult fillOn(Context *C, CUdeviceptr Dst, uint32_t Value, unsigned Elem, size_t N) {
   if (N == 0)
     return CUDA_SUCCESS;
   if (CUresult R = C->Sticky.load())
@@ -110,20 +124,44 @@ CUresult fill(CUdeviceptr Dst, uint32_t Value, unsigned Elem, size_t N, CUstream
 // rows of Pitch bytes; the bytes after a row's Width elements are left alone. A row must fit in
 // the pitch (when there is more than one), and the address and pitch must be aligned to the
 // element size.
-CUresult fill2D(CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned Elem, size_t Width,
-                size_t Height, CUstream S = nullptr) {
-  if (Width == 0 || Height == 0) {
-    Context *C;
-    return streamContext(S, C);
-  }
-  if (!Dst || Dst % Elem || (Height > 1 && (Pitch % Elem || Width > Pitch / Elem)))
+bool fillFits(CUdeviceptr Dst, size_t Pitch, unsigned Elem, size_t Width, size_t Height) {
+  return !Width || !Height ||
+         (Dst && Dst % Elem == 0 && (Height == 1 || (Pitch % Elem == 0 && Width <= Pitch / Elem)));
+}
+
+CUresult fill2DOn(Context *C, CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned Elem,
+                  size_t Width, size_t Height) {
+  if (!fillFits(Dst, Pitch, Elem, Width, Height))
     return CUDA_ERROR_INVALID_VALUE;
+  if (Width == 0 || Height == 0)
+    return CUDA_SUCCESS;
   if (Height == 1 || Pitch == Width * Elem)
-    return fill(Dst, Value, Elem, Width * Height, S);
+    return fillOn(C, Dst, Value, Elem, Width * Height);
   for (size_t Y = 0; Y < Height; ++Y)
-    if (CUresult R = fill(Dst + Y * Pitch, Value, Elem, Width, S))
+    if (CUresult R = fillOn(C, Dst + Y * Pitch, Value, Elem, Width))
       return R;
   return CUDA_SUCCESS;
+}
+
+// A fill on a stream, or a memset node of a capturing stream.
+CUresult fill2D(CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned Elem, size_t Width,
+                size_t Height, CUstream S = nullptr) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!fillFits(Dst, Pitch, Elem, Width, Height))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (captureOf(S)) {
+    auto N = std::make_unique<GraphNode>();
+    N->Type = CU_GRAPH_NODE_TYPE_MEMSET;
+    N->Ctx = C;
+    N->Fill = {Dst, Height > 1 ? Pitch : Width * Elem, Value, Elem, Width, Height};
+    return capture(S, std::move(N));
+  }
+  return fill2DOn(C, Dst, Pitch, Value, Elem, Width, Height);
+}
+CUresult fill(CUdeviceptr Dst, uint32_t Value, unsigned Elem, size_t N, CUstream S = nullptr) {
+  return fill2D(Dst, N * Elem, Value, Elem, N, 1, S);
 }
 
 // One side of a 2D/3D copy (CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER): where the box
@@ -192,17 +230,46 @@ CUresult copyBox(Context *C, const CopySide &Src, const CopySide &Dst, size_t Wi
   return CUDA_SUCCESS;
 }
 
+CUresult copy3DOn(Context *C, const CUDA_MEMCPY3D &P, const char *Api) {
+  CopySide Src{P.srcMemoryType, P.srcHost, P.srcDevice, P.srcXInBytes, P.srcY,
+               P.srcZ,          P.srcLOD,  P.srcPitch,  P.srcHeight};
+  CopySide Dst{P.dstMemoryType, P.dstHost, P.dstDevice, P.dstXInBytes, P.dstY,
+               P.dstZ,          P.dstLOD,  P.dstPitch,  P.dstHeight};
+  return copyBox(C, Src, Dst, P.WidthInBytes, P.Height, P.Depth, Api);
+}
+
+// A 2D/3D copy in context C, or its memcpy node when S captures.
+CUresult copyOrCapture(CUstream S, Context *C, const CUDA_MEMCPY3D &P, const char *Api) {
+  if (captureOf(S))
+    return captureCopy(S, C, P);
+  return copy3DOn(C, P, Api);
+}
+
 CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream S) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
-  CopySide Src{P->srcMemoryType, P->srcHost, P->srcDevice, P->srcXInBytes, P->srcY, 0, 0,
-               P->srcPitch,      0};
-  CopySide Dst{P->dstMemoryType, P->dstHost, P->dstDevice, P->dstXInBytes, P->dstY, 0, 0,
-               P->dstPitch,      0};
-  return copyBox(C, Src, Dst, P->WidthInBytes, P->Height, 1, "cuMemcpy2D");
+  CUDA_MEMCPY3D Q{};
+  Q.srcXInBytes = P->srcXInBytes;
+  Q.srcY = P->srcY;
+  Q.srcMemoryType = P->srcMemoryType;
+  Q.srcHost = P->srcHost;
+  Q.srcDevice = P->srcDevice;
+  Q.srcArray = P->srcArray;
+  Q.srcPitch = P->srcPitch;
+  Q.dstXInBytes = P->dstXInBytes;
+  Q.dstY = P->dstY;
+  Q.dstMemoryType = P->dstMemoryType;
+  Q.dstHost = P->dstHost;
+  Q.dstDevice = P->dstDevice;
+  Q.dstArray = P->dstArray;
+  Q.dstPitch = P->dstPitch;
+  Q.WidthInBytes = P->WidthInBytes;
+  Q.Height = P->Height;
+  Q.Depth = 1;
+  return copyOrCapture(S, C, Q, "cuMemcpy2D");
 }
 
 CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream S) {
@@ -211,11 +278,7 @@ CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream S) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
-  CopySide Src{P->srcMemoryType, P->srcHost, P->srcDevice, P->srcXInBytes, P->srcY,
-               P->srcZ,          P->srcLOD,  P->srcPitch,  P->srcHeight};
-  CopySide Dst{P->dstMemoryType, P->dstHost, P->dstDevice, P->dstXInBytes, P->dstY,
-               P->dstZ,          P->dstLOD,  P->dstPitch,  P->dstHeight};
-  return copyBox(C, Src, Dst, P->WidthInBytes, P->Height, P->Depth, "cuMemcpy3D");
+  return copyOrCapture(S, C, *P, "cuMemcpy3D");
 }
 
 // Peer copies: reptx has one device, so both contexts are on it and the copy is an ordinary one
@@ -236,11 +299,31 @@ CUresult copy3DPeer(const CUDA_MEMCPY3D_PEER *P, CUstream S) {
   if (S)
     if (CUresult R = streamContext(S, C))
       return R;
-  CopySide Src{P->srcMemoryType, P->srcHost, P->srcDevice, P->srcXInBytes, P->srcY,
-               P->srcZ,          P->srcLOD,  P->srcPitch,  P->srcHeight};
-  CopySide Dst{P->dstMemoryType, P->dstHost, P->dstDevice, P->dstXInBytes, P->dstY,
-               P->dstZ,          P->dstLOD,  P->dstPitch,  P->dstHeight};
-  return copyBox(C, Src, Dst, P->WidthInBytes, P->Height, P->Depth, "cuMemcpy3DPeer");
+  CUDA_MEMCPY3D Q{};
+  Q.srcXInBytes = P->srcXInBytes;
+  Q.srcY = P->srcY;
+  Q.srcZ = P->srcZ;
+  Q.srcLOD = P->srcLOD;
+  Q.srcMemoryType = P->srcMemoryType;
+  Q.srcHost = P->srcHost;
+  Q.srcDevice = P->srcDevice;
+  Q.srcArray = P->srcArray;
+  Q.srcPitch = P->srcPitch;
+  Q.srcHeight = P->srcHeight;
+  Q.dstXInBytes = P->dstXInBytes;
+  Q.dstY = P->dstY;
+  Q.dstZ = P->dstZ;
+  Q.dstLOD = P->dstLOD;
+  Q.dstMemoryType = P->dstMemoryType;
+  Q.dstHost = P->dstHost;
+  Q.dstDevice = P->dstDevice;
+  Q.dstArray = P->dstArray;
+  Q.dstPitch = P->dstPitch;
+  Q.dstHeight = P->dstHeight;
+  Q.WidthInBytes = P->WidthInBytes;
+  Q.Height = P->Height;
+  Q.Depth = P->Depth;
+  return copyOrCapture(S, C, Q, "cuMemcpy3DPeer");
 }
 
 CUresult copyPeer(CUdeviceptr Dst, CUcontext DstCtx, CUdeviceptr Src, CUcontext SrcCtx, size_t N,
@@ -248,11 +331,10 @@ CUresult copyPeer(CUdeviceptr Dst, CUcontext DstCtx, CUdeviceptr Src, CUcontext 
   Context *C;
   if (CUresult R = peerContexts(DstCtx, SrcCtx, C))
     return R;
-  if (S)
-    if (CUresult R = streamContext(S, C))
-      return R;
   if (N && (!Dst || !Src))
     return CUDA_ERROR_INVALID_VALUE;
+  if (S)
+    return copyDD(Dst, Src, N, S);
   return copy(C, Dst, Src, N, true, true);
 }
 
@@ -260,11 +342,18 @@ CUresult copyPeer(CUdeviceptr Dst, CUcontext DstCtx, CUdeviceptr Src, CUcontext 
 
 // ------------------------------------------------------------------ allocation
 
-CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes) {
-  REPTX_TRACE(cuMemAlloc_v2, Ptr, Bytes);
-  Context *C;
-  if (CUresult R = withContext(C))
-    return R;
+CUresult reptx::loader::streamContext(CUstream S, Context *&C) {
+  auto V = reinterpret_cast<uintptr_t>(S);
+  if (V == 0 || V == uintptr_t(CU_STREAM_LEGACY) || V == uintptr_t(CU_STREAM_PER_THREAD))
+    return currentOrError(C);
+  auto *St = reinterpret_cast<Stream *>(S);
+  if (St->T != Tag::Stream)
+    return CUDA_ERROR_INVALID_HANDLE;
+  C = St->Ctx;
+  return CUDA_SUCCESS;
+}
+
+static CUresult allocate(Context *C, CUdeviceptr *Ptr, size_t Bytes) {
   if (!Ptr || Bytes == 0)
     return CUDA_ERROR_INVALID_VALUE;
   auto A = C->Dev->Backend->allocate(Bytes);
@@ -277,18 +366,34 @@ CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemFree_v2(CUdeviceptr Ptr) {
-  REPTX_TRACE(cuMemFree_v2, Ptr);
-  Context *C;
-  if (CUresult R = withContext(C))
-    return R;
-  if (Ptr == 0)
+static CUresult release(Context *C, CUdeviceptr Ptr) {
+  if (Ptr == 0 || graphOwnsMemory(Ptr)) // a graph's memory stays until the graph goes
     return CUDA_SUCCESS;
   if (llvm::Error E = C->Dev->Backend->release(Ptr)) {
     log().warn("cuMemFree({:#x}): {}", Ptr, llvm::toString(std::move(E)));
     return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes) {
+  REPTX_TRACE(cuMemAlloc_v2, Ptr, Bytes);
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (CUresult R = captureForbidsUnsafeCall())
+    return R;
+  return allocate(C, Ptr, Bytes);
+}
+
+CUresult cuMemFree_v2(CUdeviceptr Ptr) {
+  REPTX_TRACE(cuMemFree_v2, Ptr);
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  if (CUresult R = captureForbidsUnsafeCall())
+    return R;
+  return release(C, Ptr);
 }
 
 CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_t Height,
@@ -303,9 +408,18 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_
   return CUDA_SUCCESS;
 }
 
+// Stream-ordered allocations: allocated and freed at the call, which is stream order here; on a
+// capturing stream, memory of the graph (Graph.h).
 CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream Stream) {
   REPTX_TRACE(cuMemAllocAsync, Ptr, Bytes, Stream);
-  return cuMemAlloc_v2(Ptr, Bytes);
+  Context *C;
+  if (CUresult R = streamContext(Stream, C))
+    return R;
+  if (!Ptr || Bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (captureOf(Stream))
+    return captureAlloc(Stream, C, Bytes, *Ptr);
+  return allocate(C, Ptr, Bytes);
 }
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Ptr, size_t Bytes, CUstream S) {
   REPTX_TRACE(cuMemAllocAsync_ptsz, Ptr, Bytes, S);
@@ -313,7 +427,12 @@ CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Ptr, size_t Bytes, CUstream S) {
 }
 CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream Stream) {
   REPTX_TRACE(cuMemFreeAsync, Ptr, Stream);
-  return cuMemFree_v2(Ptr);
+  Context *C;
+  if (CUresult R = streamContext(Stream, C))
+    return R;
+  if (captureOf(Stream))
+    return captureFree(Stream, Ptr);
+  return release(C, Ptr);
 }
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr Ptr, CUstream S) {
   REPTX_TRACE(cuMemFreeAsync_ptsz, Ptr, S);
@@ -890,6 +1009,7 @@ CUresult cuStreamDestroy_v2(CUstream S) {
   auto *St = reinterpret_cast<Stream *>(S);
   if (!St || St->T != Tag::Stream)
     return CUDA_ERROR_INVALID_HANDLE;
+  forgetStream(St);
   St->T = Tag{};
   delete St;
   return CUDA_SUCCESS;
@@ -902,6 +1022,8 @@ CUresult cuStreamDestroy(CUstream S) {
 static CUresult streamSync(CUstream S) {
   Context *C;
   if (CUresult R = streamContext(S, C))
+    return R;
+  if (CUresult R = captureForbidsWait(S))
     return R;
   return contextSynchronize(C);
 }
@@ -929,7 +1051,8 @@ static CUresult streamWait(CUstream S, CUevent E) {
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
-  return CUDA_SUCCESS; // the event's work has completed already
+  // Outside a capture the event's work has completed already; in one, the wait is an edge.
+  return captureStreamWait(S, Ev);
 }
 CUresult cuStreamWaitEvent(CUstream S, CUevent E, unsigned int Flags) {
   REPTX_TRACE(cuStreamWaitEvent, S, E, Flags);
@@ -1001,6 +1124,13 @@ static CUresult hostFunc(CUstream S, CUhostFn Fn, void *Data) {
     return R;
   if (!Fn)
     return CUDA_ERROR_INVALID_VALUE;
+  if (captureOf(S)) {
+    auto N = std::make_unique<GraphNode>();
+    N->Type = CU_GRAPH_NODE_TYPE_HOST;
+    N->Ctx = C;
+    N->Host = {Fn, Data};
+    return capture(S, std::move(N));
+  }
   printfDrain(*C->Dev);
   Fn(Data); // all earlier work of the stream has completed
   return CUDA_SUCCESS;
@@ -1020,7 +1150,10 @@ static CUresult isCapturing(CUstream S, CUstreamCaptureStatus *Status) {
     return R;
   if (!Status)
     return CUDA_ERROR_INVALID_VALUE;
-  *Status = CU_STREAM_CAPTURE_STATUS_NONE;
+  Capture *Cap = captureOf(S);
+  *Status = !Cap               ? CU_STREAM_CAPTURE_STATUS_NONE
+            : Cap->Invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
+                               : CU_STREAM_CAPTURE_STATUS_ACTIVE;
   return CUDA_SUCCESS;
 }
 CUresult cuStreamIsCapturing(CUstream S, CUstreamCaptureStatus *St) {
@@ -1068,8 +1201,10 @@ static CUresult eventRecord(CUevent E, CUstream S) {
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
-  Ev->When = std::chrono::steady_clock::now();
-  Ev->Recorded = true;
+  bool Handled = false; // recorded in a capture
+  if (CUresult R = captureEventRecord(S, Ev, Handled); R || Handled)
+    return R;
+  recordEvent(Ev);
   return CUDA_SUCCESS;
 }
 CUresult cuEventRecord(CUevent E, CUstream S) {
@@ -1126,4 +1261,23 @@ CUresult cuEventElapsedTime_v2(float *Ms, CUevent Start, CUevent End) {
 CUresult cuEventElapsedTime(float *Ms, CUevent Start, CUevent End) {
   REPTX_TRACE(cuEventElapsedTime, Ms, Start, End);
   return cuEventElapsedTime_v2(Ms, Start, End);
+}
+
+// ------------------------------------------------------------------ graph nodes (Graph.h)
+
+void reptx::loader::recordEvent(Event *Ev) {
+  Ev->When = std::chrono::steady_clock::now();
+  Ev->Recorded = true;
+  Ev->CaptureId = 0;
+  Ev->CaptureNodes.clear();
+}
+
+CUresult reptx::loader::runCopy(const CUDA_MEMCPY3D &P, Context *C) {
+  return copy3DOn(C, P, "memcpy node");
+}
+
+CUresult reptx::loader::runFill(const CUDA_MEMSET_NODE_PARAMS &P, Context *C) {
+  if (P.elementSize != 1 && P.elementSize != 2 && P.elementSize != 4)
+    return CUDA_ERROR_INVALID_VALUE;
+  return fill2DOn(C, P.dst, P.pitch, P.value, P.elementSize, P.width, P.height);
 }

@@ -1,5 +1,6 @@
 // Images, libraries, modules, kernels, globals, attributes, occupancy and launches.
 #include "Driver.h"
+#include "Graph.h"
 #include "Images.h"
 #include "Printf.h"
 #include "Trace.h"
@@ -210,6 +211,11 @@ CUresult loader::imagePtx(const void *Image, int CcMajor, int CcMinor, std::stri
   return containerPtx(Container, CcMajor, CcMinor, Ptx, Name, PtxasOptions);
 }
 
+Kernel *reptx::loader::asKernel(const void *H) {
+  auto *K = static_cast<Kernel *>(const_cast<void *>(H));
+  return K && K->T == Tag::Kernel ? K : nullptr;
+}
+
 namespace {
 
 CUresult loadLibrary(const void *Image, Library *&Out) {
@@ -237,11 +243,6 @@ Library *asLibrary(const void *H) {
   auto *L = static_cast<Library *>(const_cast<void *>(H));
   return L && L->T == Tag::Library ? L : nullptr;
 }
-Kernel *asKernel(const void *H) {
-  auto *K = static_cast<Kernel *>(const_cast<void *>(H));
-  return K && K->T == Tag::Kernel ? K : nullptr;
-}
-
 CUresult getKernel(Library *L, const char *Name, Kernel *&Out) {
   if (!L || !Name)
     return CUDA_ERROR_INVALID_VALUE;
@@ -423,110 +424,74 @@ CUresult writeEnvRegs(Library &Lib, bool Cooperative) {
   return CUDA_SUCCESS;
 }
 
+// A launch's configuration against the device's and the kernel's limits. An empty grid or block,
+// or one outside the device's limits (the MAX_BLOCK_DIM_* / MAX_GRID_DIM_* attributes,
+// MAX_THREADS_PER_BLOCK, the kernel's own limit) is what the runtime reports as
+// cudaErrorInvalidConfiguration (9). cuda.h has no CUresult for it; cudart passes a result it has
+// no mapping for through unchanged, so the loader answers 9 (InvalidConfiguration). Too much
+// dynamic shared memory is CUDA_ERROR_INVALID_VALUE (cuLaunchKernel's documentation).
+CUresult checkConfiguration(Kernel *K, Context *C, const LaunchDims &D) {
+  const KernelMeta &M = *K->Meta;
+  constexpr auto InvalidConfiguration = CUresult(9);
+  if (!D.GridX || !D.GridY || !D.GridZ || !D.BlockX || !D.BlockY || !D.BlockZ || D.BlockX > 1024 ||
+      D.BlockY > 1024 || D.BlockZ > 64 || D.GridX > 2147483647u || D.GridY > 65535 ||
+      D.GridZ > 65535)
+    return InvalidConfiguration;
+  uint64_t Threads = uint64_t(D.BlockX) * D.BlockY * D.BlockZ;
+  if (Threads > std::min<uint32_t>(M.MaxThreadsPerBlock, 1024)) {
+    if (M.Wave64Single)
+      log().error("launch of {}: {} threads per block, but a kernel whose warps wait on each "
+                  "other runs one warp per wave64 (at most {}); REPTX_WAVE64_MODE=packed packs two",
+                  K->Name, Threads, M.MaxThreadsPerBlock);
+    return InvalidConfiguration;
+  }
+  if (D.DynamicShared > uint32_t(K->MaxDynamicShared) ||
+      M.GroupSegmentSize + D.DynamicShared > 64 * 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (D.Cooperative) {
+    // Every block must be resident at once: at most the occupancy times the multiprocessors.
+    int PerUnit = 0;
+    if (CUresult R = occupancy(&PerUnit, K, int(Threads), D.DynamicShared))
+      return R;
+    uint64_t Resident = uint64_t(PerUnit) * C->Dev->Backend->computeUnits();
+    if (uint64_t(D.GridX) * D.GridY * D.GridZ > Resident) {
+      log().error("cooperative launch of {}: {} blocks, but at most {} are resident at once",
+                  K->Name, uint64_t(D.GridX) * D.GridY * D.GridZ, Resident);
+      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
                 unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra,
                 bool Cooperative = false) {
   Kernel *K = asKernel(F);
   if (!K)
     return CUDA_ERROR_INVALID_HANDLE;
-  Context *C;
-  auto V = reinterpret_cast<uintptr_t>(S);
-  if (V == 0 || V == uintptr_t(CU_STREAM_LEGACY) || V == uintptr_t(CU_STREAM_PER_THREAD)) {
-    if (CUresult R = currentOrError(C))
-      return R;
-  } else {
-    auto *St = reinterpret_cast<Stream *>(S);
-    if (St->T != Tag::Stream)
-      return CUDA_ERROR_INVALID_HANDLE;
-    C = St->Ctx;
-  }
-  if (CUresult R = resolve(*K))
-    return R;
-  if (CUresult R = C->Sticky.load())
-    return R;
-  const KernelMeta &M = *K->Meta;
-  // An empty grid or block, or one outside the device's limits (the MAX_BLOCK_DIM_* /
-  // MAX_GRID_DIM_* attributes, MAX_THREADS_PER_BLOCK, the kernel's own limit) is what the runtime
-  // reports as cudaErrorInvalidConfiguration (9). cuda.h has no CUresult for it; cudart passes a
-  // result it has no mapping for through unchanged, so the loader answers 9 (InvalidConfiguration).
-  // Too much dynamic shared memory is CUDA_ERROR_INVALID_VALUE (cuLaunchKernel's documentation).
-  constexpr auto InvalidConfiguration = CUresult(9);
-  if (!GX || !GY || !GZ || !BX || !BY || !BZ || BX > 1024 || BY > 1024 || BZ > 64 ||
-      GX > 2147483647u || GY > 65535 || GZ > 65535)
-    return InvalidConfiguration;
-  if (uint64_t(BX) * BY * BZ > std::min<uint32_t>(M.MaxThreadsPerBlock, 1024)) {
-    if (M.Wave64Single)
-      log().error("launch of {}: {} threads per block, but a kernel whose warps wait on each "
-                  "other runs one warp per wave64 (at most {}); REPTX_WAVE64_MODE=packed packs two",
-                  K->Name, uint64_t(BX) * BY * BZ, M.MaxThreadsPerBlock);
-    return InvalidConfiguration;
-  }
-  if (Shared > uint32_t(K->MaxDynamicShared) || M.GroupSegmentSize + Shared > 64 * 1024)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (Cooperative) {
-    // Every block must be resident at once: at most the occupancy times the multiprocessors.
-    int PerUnit = 0;
-    if (CUresult R = occupancy(&PerUnit, K, int(BX * BY * BZ), Shared))
-      return R;
-    uint64_t Resident = uint64_t(PerUnit) * C->Dev->Backend->computeUnits();
-    if (uint64_t(GX) * GY * GZ > Resident) {
-      log().error("cooperative launch of {}: {} blocks, but at most {} are resident at once",
-                  K->Name, uint64_t(GX) * GY * GZ, Resident);
-      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-    }
-  }
-  // Arguments: kernelParams[i] points to the i-th argument; the extra form gives one buffer in
-  // the .param layout of the PTX entry.
-  const uint8_t *Buffer = nullptr;
-  size_t BufferSize = 0;
-  if (!Params && Extra) {
-    for (void **E = Extra; *E != CU_LAUNCH_PARAM_END; E += 2) {
-      if (E[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-        Buffer = static_cast<const uint8_t *>(E[1]);
-      else if (E[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-        BufferSize = *static_cast<size_t *>(E[1]);
-      else
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    if (!K->Params.empty() && (!Buffer || BufferSize < K->ParamBytes))
-      return CUDA_ERROR_INVALID_VALUE;
-  } else if (!Params && !K->Params.empty()) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  size_t End = 0;
-  for (const KernargSlot &A : M.Args)
-    End = std::max<size_t>(End, A.Offset + A.Size);
-  std::vector<uint8_t> Kernargs(End);
-  for (size_t I = 0; I < K->Params.size(); ++I) {
-    const void *Src = Params ? Params[I] : Buffer + K->Params[I].Offset;
-    std::memcpy(Kernargs.data() + M.Args[I].Offset, Src,
-                std::min<size_t>(M.Args[I].Size, K->Params[I].Size));
-  }
-  if (CUresult R = writeEnvRegs(*K->Lib, Cooperative))
-    return R;
   LaunchDims D{GX, GY, GZ, BX, BY, BZ, Shared, Cooperative};
-  if (M.Wave64Single) {
-    // Wave64 single mode (emulator/PtxLaunch.h): the PTX block size in the leading argument,
-    // one 64-lane wave per 32-thread warp of a one-dimensional hardware block.
-    emulator::writeWave64SingleHeader(Kernargs, {BX, BY, BZ});
-    D.BlockX = emulator::wave64SingleWorkgroupSize(uint64_t(BX) * BY * BZ);
-    D.BlockY = D.BlockZ = 1;
+  std::vector<uint8_t> Args;
+  if (CUresult R = kernelArgs(*K, Params, Extra, Args))
+    return R;
+  if (captureOf(S)) {
+    // Recorded into the capture's graph, with the configuration checked now, as CUDA does.
+    Context *C;
+    if (CUresult R = streamContext(S, C))
+      return R;
+    if (CUresult R = resolve(*K))
+      return R;
+    if (CUresult R = checkConfiguration(K, C, D))
+      return R;
+    auto N = std::make_unique<GraphNode>();
+    N->Type = CU_GRAPH_NODE_TYPE_KERNEL;
+    N->Ctx = C;
+    N->K = K;
+    N->Dims = D;
+    N->Args = std::move(Args);
+    N->pointAtArgs();
+    return capture(S, std::move(N));
   }
-  DeviceFault Fault = DeviceFault::None;
-  printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
-  log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>{}", K->Name, GX, GY, GZ, BX, BY, BZ,
-              Shared, Cooperative ? " cooperative" : "");
-  if (llvm::Error E = C->Dev->Backend->launch(*K->Lib->Code, M, D, std::move(Kernargs), Fault)) {
-    log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
-    return CUDA_ERROR_LAUNCH_FAILED;
-  }
-  if (Fault != DeviceFault::None) {
-    // A trap after a failed assert's message is CUDA's cudaErrorAssert.
-    bool Assert = Fault == DeviceFault::LaunchFailed && printfDrain(*C->Dev);
-    // Reported by the next synchronisation, as CUDA does.
-    C->Sticky.store(Assert ? CUDA_ERROR_ASSERT : faultResult(Fault));
-  }
-  return CUDA_SUCCESS;
+  return runKernel(K, D, S, Args);
 }
 
 /// The XX of the module's `.target sm_XX[a|f]` (PTX ISA 11.3.1); the device's compute capability
@@ -602,6 +567,83 @@ CUresult setFuncAttribute(Kernel *K, int Attr, int Value) {
 }
 
 } // namespace
+
+// Arguments: kernelParams[i] points to the i-th argument; the extra form gives one buffer in the
+// .param layout of the PTX entry.
+CUresult reptx::loader::kernelArgs(const Kernel &K, void **Params, void **Extra,
+                                   std::vector<uint8_t> &Out) {
+  Out.assign(K.ParamBytes, 0);
+  if (!Params && Extra) {
+    const uint8_t *Buffer = nullptr;
+    size_t BufferSize = 0;
+    for (void **E = Extra; *E != CU_LAUNCH_PARAM_END; E += 2) {
+      if (E[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        Buffer = static_cast<const uint8_t *>(E[1]);
+      else if (E[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        BufferSize = *static_cast<size_t *>(E[1]);
+      else
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (K.Params.empty())
+      return CUDA_SUCCESS;
+    if (!Buffer || BufferSize < K.ParamBytes)
+      return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(Out.data(), Buffer, K.ParamBytes);
+    return CUDA_SUCCESS;
+  }
+  if (!Params)
+    return K.Params.empty() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  for (size_t I = 0; I < K.Params.size(); ++I)
+    std::memcpy(Out.data() + K.Params[I].Offset, Params[I], K.Params[I].Size);
+  return CUDA_SUCCESS;
+}
+
+CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
+                                  const std::vector<uint8_t> &Args) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (CUresult R = resolve(*K))
+    return R;
+  if (CUresult R = C->Sticky.load())
+    return R;
+  if (CUresult R = checkConfiguration(K, C, Dims))
+    return R;
+  const KernelMeta &M = *K->Meta;
+  size_t End = 0;
+  for (const KernargSlot &A : M.Args)
+    End = std::max<size_t>(End, A.Offset + A.Size);
+  std::vector<uint8_t> Kernargs(End);
+  for (size_t I = 0; I < K->Params.size(); ++I)
+    std::memcpy(Kernargs.data() + M.Args[I].Offset, Args.data() + K->Params[I].Offset,
+                std::min<size_t>(M.Args[I].Size, K->Params[I].Size));
+  if (CUresult R = writeEnvRegs(*K->Lib, Dims.Cooperative))
+    return R;
+  LaunchDims D = Dims;
+  if (M.Wave64Single) {
+    // Wave64 single mode (emulator/PtxLaunch.h): the PTX block size in the leading argument,
+    // one 64-lane wave per 32-thread warp of a one-dimensional hardware block.
+    emulator::writeWave64SingleHeader(Kernargs, {D.BlockX, D.BlockY, D.BlockZ});
+    D.BlockX = emulator::wave64SingleWorkgroupSize(uint64_t(D.BlockX) * D.BlockY * D.BlockZ);
+    D.BlockY = D.BlockZ = 1;
+  }
+  DeviceFault Fault = DeviceFault::None;
+  printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
+  log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>{}", K->Name, Dims.GridX, Dims.GridY,
+              Dims.GridZ, Dims.BlockX, Dims.BlockY, Dims.BlockZ, Dims.DynamicShared,
+              Dims.Cooperative ? " cooperative" : "");
+  if (llvm::Error E = C->Dev->Backend->launch(*K->Lib->Code, M, D, std::move(Kernargs), Fault)) {
+    log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
+    return CUDA_ERROR_LAUNCH_FAILED;
+  }
+  if (Fault != DeviceFault::None) {
+    // A trap after a failed assert's message is CUDA's cudaErrorAssert.
+    bool Assert = Fault == DeviceFault::LaunchFailed && printfDrain(*C->Dev);
+    // Reported by the next synchronisation, as CUDA does.
+    C->Sticky.store(Assert ? CUDA_ERROR_ASSERT : faultResult(Fault));
+  }
+  return CUDA_SUCCESS;
+}
 
 // ------------------------------------------------------------------ libraries
 

@@ -32,6 +32,9 @@ enum class Tag : uint32_t {
   Event = 0x52455654,
   Library = 0x524c4942,
   Kernel = 0x524b524e,
+  Graph = 0x52475248,
+  GraphNode = 0x52474e44,
+  GraphExec = 0x52474558,
 };
 
 struct Device;
@@ -89,11 +92,18 @@ template <typename T> T &perDevice(Device &D) {
   return *S;
 }
 
+struct Capture;
+struct GraphNode;
+
 struct Stream {
   Tag T = Tag::Stream;
   Context *Ctx = nullptr;
   unsigned Flags = 0;
   int Priority = 0;
+  // While it takes part in a stream capture (Graph.h): the capture and the nodes its next
+  // operation depends on.
+  Capture *Cap = nullptr;
+  std::vector<GraphNode *> CaptureDeps;
 };
 
 struct Event {
@@ -101,6 +111,9 @@ struct Event {
   unsigned Flags = 0;
   bool Recorded = false;
   std::chrono::steady_clock::time_point When;
+  // Recorded in a capturing stream (Graph.h): the capture's id and the stream's last nodes then.
+  uint64_t CaptureId = 0;
+  std::vector<GraphNode *> CaptureNodes;
 };
 
 /// The kernel parameter layout of a PTX .entry (CUDA's layout of the `extra` buffer).
@@ -138,6 +151,9 @@ struct Library {
   std::map<std::string, std::pair<uint64_t, uint64_t>, std::less<>> Fallbacks; // globals
   Context *Owner = nullptr; // the context of a module (cuModuleLoad*); null for a library
 };
+
+/// The kernel a CUfunction or CUkernel handle names (they are the same object), or null.
+Kernel *asKernel(const void *H);
 
 /// cuLibraryUnload/cuModuleUnload: prints what its kernels left in the printf FIFO, releases its
 /// device memory and deletes it (ApiModule.cpp).
@@ -180,6 +196,9 @@ inline Context *currentContext() {
 
 /// The context a call without an explicit context works in, or an error.
 CUresult currentOrError(Context *&C);
+/// The context of a stream (the current one for the legacy and per-thread default streams), or
+/// an error for a handle that is not a stream (ApiMemory.cpp).
+CUresult streamContext(CUstream S, Context *&C);
 
 /// The export-table addresses that are hashed into the integrity answer.
 const void *cudartInterfaceTable();

@@ -1,4 +1,4 @@
-// Runtime calls whose driver entry points reptx does not implement (graphs, IPC) fail with
+// Runtime calls whose driver entry points reptx does not implement (CUDA arrays, IPC) fail with
 // cudaErrorNotSupported (801, mapped by cudart from CUDA_ERROR_NOT_SUPPORTED); the program keeps
 // running and its kernels still work.
 #include "check.h"
@@ -6,10 +6,11 @@
 __global__ void inc(int *v) { v[threadIdx.x] += threadIdx.x; }
 
 int main() {
-  cudaGraph_t graph;
-  cudaError_t e = cudaGraphCreate(&graph, 0);
+  cudaArray_t array;
+  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+  cudaError_t e = cudaMallocArray(&array, &desc, 64, 64);
   if (e != cudaErrorNotSupported) {
-    std::printf("FAIL: cudaGraphCreate: %s (%d), expected cudaErrorNotSupported\n",
+    std::printf("FAIL: cudaMallocArray: %s (%d), expected cudaErrorNotSupported\n",
                 cudaGetErrorName(e), int(e));
     return 1;
   }

@@ -38,6 +38,9 @@ typedef struct CUkernelObject *CUkernel;
 typedef struct CUstreamObject *CUstream;
 typedef struct CUeventObject *CUevent;
 typedef struct CUarrayObject *CUarray;
+typedef struct CUgraphObject *CUgraph;
+typedef struct CUgraphNodeObject *CUgraphNode;
+typedef struct CUgraphExecObject *CUgraphExec;
 
 // ---------------------------------------------------------------------- error codes
 
@@ -58,7 +61,9 @@ typedef enum CUresultCode : int {
   CUDA_ERROR_INVALID_PTX = 218,
   CUDA_ERROR_INVALID_SOURCE = 300,
   CUDA_ERROR_FILE_NOT_FOUND = 301,
+  CUDA_ERROR_OPERATING_SYSTEM = 304,
   CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_ILLEGAL_STATE = 401,
   CUDA_ERROR_NOT_FOUND = 500,
   CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
@@ -70,6 +75,16 @@ typedef enum CUresultCode : int {
   CUDA_ERROR_LAUNCH_FAILED = 719,
   CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
   CUDA_ERROR_NOT_SUPPORTED = 801,
+  CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+  CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+  CUDA_ERROR_STREAM_CAPTURE_MERGE = 902,
+  CUDA_ERROR_STREAM_CAPTURE_UNMATCHED = 903,
+  CUDA_ERROR_STREAM_CAPTURE_UNJOINED = 904,
+  CUDA_ERROR_STREAM_CAPTURE_ISOLATION = 905,
+  CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906,
+  CUDA_ERROR_CAPTURED_EVENT = 907,
+  CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908,
+  CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910,
   CUDA_ERROR_UNKNOWN = 999,
 } CUresult;
 
@@ -427,7 +442,7 @@ typedef enum CUeventFlagBits : int {
   CU_EVENT_INTERPROCESS = 0x4,
 } CUevent_flags;
 
-/// CUstreamCaptureStatus: cuStreamIsCapturing (reptx never captures).
+/// CUstreamCaptureStatus: cuStreamIsCapturing, cuStreamGetCaptureInfo.
 typedef enum CUstreamCaptureStatusCode : int {
   CU_STREAM_CAPTURE_STATUS_NONE = 0,
   CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
@@ -441,6 +456,124 @@ CUstream const CU_STREAM_PER_THREAD = reinterpret_cast<CUstream>(uintptr_t(0x2))
 
 /// A host function queued on a stream (cuLaunchHostFunc).
 typedef void (*CUhostFn)(void *userData);
+
+// ---------------------------------------------------------------------- graphs and stream capture
+
+/// CUstreamCaptureMode: which calls a capture forbids (cuStreamBeginCapture_v2,
+/// cuThreadExchangeStreamCaptureMode).
+typedef enum CUstreamCaptureModeCode : int {
+  CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+} CUstreamCaptureMode;
+
+/// cuStreamUpdateCaptureDependencies flags: add to, or replace, the stream's dependency set.
+typedef enum CUstreamUpdateCaptureDependenciesFlagBits : int {
+  CU_STREAM_ADD_CAPTURE_DEPENDENCIES = 0x0,
+  CU_STREAM_SET_CAPTURE_DEPENDENCIES = 0x1,
+} CUstreamUpdateCaptureDependencies_flags;
+
+/// CUgraphNodeType: what a graph node does (cuGraphNodeGetType).
+typedef enum CUgraphNodeTypeCode : int {
+  CU_GRAPH_NODE_TYPE_KERNEL = 0,
+  CU_GRAPH_NODE_TYPE_MEMCPY = 1,
+  CU_GRAPH_NODE_TYPE_MEMSET = 2,
+  CU_GRAPH_NODE_TYPE_HOST = 3,
+  CU_GRAPH_NODE_TYPE_GRAPH = 4,
+  CU_GRAPH_NODE_TYPE_EMPTY = 5,
+  CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6,
+  CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
+  CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL = 8,
+  CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT = 9,
+  CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+  CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
+  CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,
+  CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+} CUgraphNodeType;
+
+/// CUgraphExecUpdateResult: why cuGraphExecUpdate could not update an instantiated graph.
+typedef enum CUgraphExecUpdateResultCode : int {
+  CU_GRAPH_EXEC_UPDATE_SUCCESS = 0x0,
+  CU_GRAPH_EXEC_UPDATE_ERROR = 0x1,
+  CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 0x2,
+  CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 0x3,
+  CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED = 0x4,
+  CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 0x5,
+  CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED = 0x6,
+  CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE = 0x7,
+  CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED = 0x8,
+} CUgraphExecUpdateResult;
+
+/// CUgraphInstantiateResult: cuGraphInstantiateWithParams's result_out.
+typedef enum CUgraphInstantiateResultCode : int {
+  CUDA_GRAPH_INSTANTIATE_SUCCESS = 0,
+  CUDA_GRAPH_INSTANTIATE_ERROR = 1,
+  CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE = 2,
+  CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED = 3,
+  CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED = 4,
+} CUgraphInstantiateResult;
+
+/// A kernel node's launch (cuGraphAddKernelNode): arguments as cuLaunchKernel takes them, copied
+/// when the node is made. The v2 layout adds a CUkernel (used when func is null) and a context.
+typedef struct CUkernelNodeParamsV1 {
+  CUfunction func;
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+} CUDA_KERNEL_NODE_PARAMS_v1;
+
+typedef struct CUkernelNodeParamsV2 {
+  CUfunction func;
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  CUkernel kern;
+  CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v2;
+
+/// A memset node: Height rows of Width elements of elementSize (1, 2 or 4) bytes, Pitch bytes
+/// apart, set to value.
+typedef struct CUmemsetNodeParams {
+  CUdeviceptr dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+} CUDA_MEMSET_NODE_PARAMS;
+
+/// A host node: fn(userData) once the node's dependencies have completed.
+typedef struct CUhostNodeParams {
+  CUhostFn fn;
+  void *userData;
+} CUDA_HOST_NODE_PARAMS;
+
+/// An edge's ports and type (the _v2 dependency functions); all zero is a full dependency.
+typedef struct CUgraphEdgeDataValue {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+} CUgraphEdgeData;
+
+/// cuGraphInstantiateWithParams: flags and upload stream in, the failing node and result out.
+typedef struct CUgraphInstantiateParams {
+  cuuint64_t flags;
+  CUstream hUploadStream;
+  CUgraphNode hErrNode_out;
+  CUgraphInstantiateResult result_out;
+} CUDA_GRAPH_INSTANTIATE_PARAMS;
+
+/// cuGraphExecUpdate_v2's result: the reason and the node (and, for an edge, its source) at fault.
+typedef struct CUgraphExecUpdateResultInfoValue {
+  CUgraphExecUpdateResult result;
+  CUgraphNode errorNode;
+  CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo;
 
 // ---------------------------------------------------------------------- launches
 
@@ -828,5 +961,158 @@ CUresult cuEventQuery(CUevent hEvent);
 CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+
+// Stream capture ("Stream Management") and graphs ("Graph Management"): loader/lib/ApiGraph.cpp.
+CUresult cuStreamBeginCapture(CUstream hStream);
+CUresult cuStreamBeginCapture_ptsz(CUstream hStream);
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode);
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                cuuint64_t *id_out);
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                     cuuint64_t *id_out);
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                   cuuint64_t *id_out, CUgraph *graph_out,
+                                   const CUgraphNode **dependencies_out,
+                                   size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out,
+                                        size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                   cuuint64_t *id_out, CUgraph *graph_out,
+                                   const CUgraphNode **dependencies_out,
+                                   const CUgraphEdgeData **edgeData_out,
+                                   size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out,
+                                        const CUgraphEdgeData **edgeData_out,
+                                        size_t *numDependencies_out);
+CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies,
+                                           size_t numDependencies, unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies,
+                                                size_t numDependencies, unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
+                                              const CUgraphEdgeData *dependencyData,
+                                              size_t numDependencies, unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies,
+                                                   const CUgraphEdgeData *dependencyData,
+                                                   size_t numDependencies, unsigned int flags);
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
+
+CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags);
+CUresult cuGraphDestroy(CUgraph hGraph);
+CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph);
+CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode,
+                                CUgraph hClonedGraph);
+CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                              const CUgraphNode *dependencies, size_t numDependencies,
+                              const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams);
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                 const CUgraphNode *dependencies, size_t numDependencies,
+                                 const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams);
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
+CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode,
+                                    const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams);
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
+                                       const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
+CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                              const CUgraphNode *dependencies, size_t numDependencies,
+                              const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams);
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams);
+CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                              const CUgraphNode *dependencies, size_t numDependencies,
+                              const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams);
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                            const CUgraphNode *dependencies, size_t numDependencies,
+                            const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                  const CUgraphNode *dependencies, size_t numDependencies,
+                                  CUgraph childGraph);
+CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
+CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                             const CUgraphNode *dependencies, size_t numDependencies);
+CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                   const CUgraphNode *dependencies, size_t numDependencies,
+                                   CUevent event);
+CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
+CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event);
+CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                 const CUgraphNode *dependencies, size_t numDependencies,
+                                 CUevent event);
+CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
+CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event);
+CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out);
+CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes);
+CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges);
+CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to,
+                            CUgraphEdgeData *edgeData, size_t *numEdges);
+CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies,
+                                    size_t *numDependencies);
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies,
+                                       CUgraphEdgeData *edgeData, size_t *numDependencies);
+CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes,
+                                      size_t *numDependentNodes);
+CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes,
+                                         CUgraphEdgeData *edgeData, size_t *numDependentNodes);
+CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                size_t numDependencies);
+CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                   const CUgraphEdgeData *edgeData, size_t numDependencies);
+CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+                                   size_t numDependencies);
+CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from,
+                                      const CUgraphNode *to, const CUgraphEdgeData *edgeData,
+                                      size_t numDependencies);
+CUresult cuGraphDestroyNode(CUgraphNode hNode);
+CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                            char *logBuffer, size_t bufferSize);
+CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                               char *logBuffer, size_t bufferSize);
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                     unsigned long long flags);
+CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                      CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                           CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags);
+CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
+CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+                           CUgraphExecUpdateResult *updateResult_out);
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+                              CUgraphExecUpdateResultInfo *resultInfo);
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams);
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                           const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                      const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            CUgraph childGraph);
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            CUevent event);
+CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
+CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled);
+CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled);
+CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags);
 
 } // extern "C"
