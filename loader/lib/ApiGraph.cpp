@@ -770,12 +770,38 @@ template <typename P> CUresult setKernelNode(CUgraphNode H, const P *Params) {
   return setKernel(*N, Params, kernOf(Params));
 }
 
-CUresult checkCopy(const CUDA_MEMCPY3D *P) {
-  return P && !P->reserved0 && !P->reserved1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+// The checks of a copy, memset and host node's parameters.
+bool validParams(const CUDA_MEMCPY3D *P) { return P && !P->reserved0 && !P->reserved1; }
+bool validParams(const CUDA_MEMSET_NODE_PARAMS *P) {
+  return P && P->dst && (P->elementSize == 1 || P->elementSize == 2 || P->elementSize == 4);
 }
-CUresult checkFill(const CUDA_MEMSET_NODE_PARAMS *P) {
-  if (!P || !P->dst || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
+bool validParams(const CUDA_HOST_NODE_PARAMS *P) { return P && P->fn; }
+
+// A node of type T whose parameters are Field: added to a graph, read, or written (in a graph's
+// node or an executable's copy).
+template <typename P>
+CUresult addParamsNode(CUgraphNode *Out, CUgraph G, const CUgraphNode *Deps, size_t NumDeps,
+                       CUgraphNodeType T, P GraphNode::*Field, const P *In, CUcontext Ctx) {
+  if (!validParams(In))
     return CUDA_ERROR_INVALID_VALUE;
+  auto N = std::make_unique<GraphNode>();
+  N->Type = T;
+  N->Ctx = reinterpret_cast<Context *>(Ctx);
+  N.get()->*Field = *In;
+  return addNode(Out, G, Deps, NumDeps, std::move(N));
+}
+template <typename P>
+CUresult readParams(GraphNode *N, CUgraphNodeType T, P GraphNode::*Field, P *Out) {
+  if (!N || N->Type != T || !Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = N->*Field;
+  return CUDA_SUCCESS;
+}
+template <typename P>
+CUresult writeParams(GraphNode *N, CUgraphNodeType T, P GraphNode::*Field, const P *In) {
+  if (!N || N->Type != T || !validParams(In))
+    return CUDA_ERROR_INVALID_VALUE;
+  N->*Field = *In;
   return CUDA_SUCCESS;
 }
 
@@ -829,29 +855,16 @@ CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                               const CUDA_MEMCPY3D *copyParams, CUcontext ctx) {
   REPTX_TRACE(cuGraphAddMemcpyNode, phGraphNode, hGraph, dependencies, numDependencies, copyParams,
               ctx);
-  if (CUresult R = checkCopy(copyParams))
-    return R;
-  auto N = std::make_unique<GraphNode>();
-  N->Type = CU_GRAPH_NODE_TYPE_MEMCPY;
-  N->Ctx = reinterpret_cast<Context *>(ctx);
-  N->Copy = *copyParams;
-  return addNode(phGraphNode, hGraph, dependencies, numDependencies, std::move(N));
+  return addParamsNode(phGraphNode, hGraph, dependencies, numDependencies,
+                       CU_GRAPH_NODE_TYPE_MEMCPY, &GraphNode::Copy, copyParams, ctx);
 }
 CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams) {
   REPTX_TRACE(cuGraphMemcpyNodeGetParams, hNode, nodeParams);
-  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_MEMCPY);
-  if (!N || !nodeParams)
-    return CUDA_ERROR_INVALID_VALUE;
-  *nodeParams = N->Copy;
-  return CUDA_SUCCESS;
+  return readParams(asNode(hNode), CU_GRAPH_NODE_TYPE_MEMCPY, &GraphNode::Copy, nodeParams);
 }
 CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams) {
   REPTX_TRACE(cuGraphMemcpyNodeSetParams, hNode, nodeParams);
-  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_MEMCPY);
-  if (!N || checkCopy(nodeParams))
-    return CUDA_ERROR_INVALID_VALUE;
-  N->Copy = *nodeParams;
-  return CUDA_SUCCESS;
+  return writeParams(asNode(hNode), CU_GRAPH_NODE_TYPE_MEMCPY, &GraphNode::Copy, nodeParams);
 }
 
 CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
@@ -859,57 +872,32 @@ CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                               const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx) {
   REPTX_TRACE(cuGraphAddMemsetNode, phGraphNode, hGraph, dependencies, numDependencies,
               memsetParams, ctx);
-  if (CUresult R = checkFill(memsetParams))
-    return R;
-  auto N = std::make_unique<GraphNode>();
-  N->Type = CU_GRAPH_NODE_TYPE_MEMSET;
-  N->Ctx = reinterpret_cast<Context *>(ctx);
-  N->Fill = *memsetParams;
-  return addNode(phGraphNode, hGraph, dependencies, numDependencies, std::move(N));
+  return addParamsNode(phGraphNode, hGraph, dependencies, numDependencies,
+                       CU_GRAPH_NODE_TYPE_MEMSET, &GraphNode::Fill, memsetParams, ctx);
 }
 CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams) {
   REPTX_TRACE(cuGraphMemsetNodeGetParams, hNode, nodeParams);
-  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_MEMSET);
-  if (!N || !nodeParams)
-    return CUDA_ERROR_INVALID_VALUE;
-  *nodeParams = N->Fill;
-  return CUDA_SUCCESS;
+  return readParams(asNode(hNode), CU_GRAPH_NODE_TYPE_MEMSET, &GraphNode::Fill, nodeParams);
 }
 CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams) {
   REPTX_TRACE(cuGraphMemsetNodeSetParams, hNode, nodeParams);
-  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_MEMSET);
-  if (!N || checkFill(nodeParams))
-    return CUDA_ERROR_INVALID_VALUE;
-  N->Fill = *nodeParams;
-  return CUDA_SUCCESS;
+  return writeParams(asNode(hNode), CU_GRAPH_NODE_TYPE_MEMSET, &GraphNode::Fill, nodeParams);
 }
 
 CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                             const CUgraphNode *dependencies, size_t numDependencies,
                             const CUDA_HOST_NODE_PARAMS *nodeParams) {
   REPTX_TRACE(cuGraphAddHostNode, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-  if (!nodeParams || !nodeParams->fn)
-    return CUDA_ERROR_INVALID_VALUE;
-  auto N = std::make_unique<GraphNode>();
-  N->Type = CU_GRAPH_NODE_TYPE_HOST;
-  N->Host = *nodeParams;
-  return addNode(phGraphNode, hGraph, dependencies, numDependencies, std::move(N));
+  return addParamsNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_HOST,
+                       &GraphNode::Host, nodeParams, nullptr);
 }
 CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams) {
   REPTX_TRACE(cuGraphHostNodeGetParams, hNode, nodeParams);
-  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_HOST);
-  if (!N || !nodeParams)
-    return CUDA_ERROR_INVALID_VALUE;
-  *nodeParams = N->Host;
-  return CUDA_SUCCESS;
+  return readParams(asNode(hNode), CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, nodeParams);
 }
 CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams) {
   REPTX_TRACE(cuGraphHostNodeSetParams, hNode, nodeParams);
-  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_HOST);
-  if (!N || !nodeParams || !nodeParams->fn)
-    return CUDA_ERROR_INVALID_VALUE;
-  N->Host = *nodeParams;
-  return CUDA_SUCCESS;
+  return writeParams(asNode(hNode), CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, nodeParams);
 }
 
 CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
@@ -1229,19 +1217,19 @@ enum : cuuint64_t { InstantiateDeviceLaunch = 4 }; // CUDA_GRAPH_INSTANTIATE_FLA
 
 CUresult instantiate(CUgraphExec *Out, CUgraph H, cuuint64_t Flags, CUgraphNode *ErrNode,
                      CUgraphInstantiateResult *Result) {
-  auto Fail = [&](CUgraphInstantiateResult Why, CUresult R) {
+  auto Finish = [&](CUgraphInstantiateResult Why, CUresult R) {
     if (Result)
       *Result = Why;
     return R;
   };
   Graph *G = asGraph(H);
   if (!Out || !G)
-    return Fail(CUDA_GRAPH_INSTANTIATE_ERROR, CUDA_ERROR_INVALID_VALUE);
+    return Finish(CUDA_GRAPH_INSTANTIATE_ERROR, CUDA_ERROR_INVALID_VALUE);
   if (ErrNode)
     *ErrNode = nullptr;
   if (Flags & InstantiateDeviceLaunch) {
     log().error("cuGraphInstantiate: graphs launched from the device are not supported by reptx");
-    return Fail(CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED);
+    return Finish(CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED);
   }
   std::function<bool(const Graph &)> Acyclic = [&](const Graph &Sub) {
     std::vector<GraphNode *> Order;
@@ -1254,13 +1242,13 @@ CUresult instantiate(CUgraphExec *Out, CUgraph H, cuuint64_t Flags, CUgraphNode 
   };
   if (!Acyclic(*G)) {
     log().error("cuGraphInstantiate: the graph's dependencies form a cycle");
-    return Fail(CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE, CUDA_ERROR_INVALID_VALUE);
+    return Finish(CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE, CUDA_ERROR_INVALID_VALUE);
   }
   auto E = std::make_unique<GraphExec>();
   E->G = cloneGraph(*G, E->Nodes);
   E->Flags = Flags;
   *Out = reinterpret_cast<CUgraphExec>(E.release());
-  return Fail(CUDA_GRAPH_INSTANTIATE_SUCCESS, CUDA_SUCCESS);
+  return Finish(CUDA_GRAPH_INSTANTIATE_SUCCESS, CUDA_SUCCESS);
 }
 
 CUresult instantiateWithLog(CUgraphExec *Out, CUgraph G, CUgraphNode *ErrNode, char *Log,
@@ -1487,30 +1475,21 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode h
 CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                         const CUDA_MEMCPY3D *copyParams, CUcontext ctx) {
   REPTX_TRACE(cuGraphExecMemcpyNodeSetParams, hGraphExec, hNode, copyParams, ctx);
-  GraphNode *N = execNode(asExec(hGraphExec), hNode);
-  if (!N || N->Type != CU_GRAPH_NODE_TYPE_MEMCPY || checkCopy(copyParams))
-    return CUDA_ERROR_INVALID_VALUE;
-  N->Copy = *copyParams;
-  return CUDA_SUCCESS;
+  return writeParams(execNode(asExec(hGraphExec), hNode), CU_GRAPH_NODE_TYPE_MEMCPY,
+                     &GraphNode::Copy, copyParams);
 }
 CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                         const CUDA_MEMSET_NODE_PARAMS *memsetParams,
                                         CUcontext ctx) {
   REPTX_TRACE(cuGraphExecMemsetNodeSetParams, hGraphExec, hNode, memsetParams, ctx);
-  GraphNode *N = execNode(asExec(hGraphExec), hNode);
-  if (!N || N->Type != CU_GRAPH_NODE_TYPE_MEMSET || checkFill(memsetParams))
-    return CUDA_ERROR_INVALID_VALUE;
-  N->Fill = *memsetParams;
-  return CUDA_SUCCESS;
+  return writeParams(execNode(asExec(hGraphExec), hNode), CU_GRAPH_NODE_TYPE_MEMSET,
+                     &GraphNode::Fill, memsetParams);
 }
 CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                       const CUDA_HOST_NODE_PARAMS *nodeParams) {
   REPTX_TRACE(cuGraphExecHostNodeSetParams, hGraphExec, hNode, nodeParams);
-  GraphNode *N = execNode(asExec(hGraphExec), hNode);
-  if (!N || N->Type != CU_GRAPH_NODE_TYPE_HOST || !nodeParams || !nodeParams->fn)
-    return CUDA_ERROR_INVALID_VALUE;
-  N->Host = *nodeParams;
-  return CUDA_SUCCESS;
+  return writeParams(execNode(asExec(hGraphExec), hNode), CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host,
+                     nodeParams);
 }
 CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                             CUgraph childGraph) {
