@@ -545,6 +545,10 @@ void addHalfOps(TableBuilder &T) {
 
   // ---- f16 VOP1
   T.add(vop16<+[](u16 A) { return h16(A); }>("v_cvt_f16_u16"));
+  // Conversions between f32 and f16: on the f16 side, |x| and -x act on bit 15 and op_sel picks
+  // (or writes) the high half.
+  T.add(vop16<+[](h16 A) { return float(A); }>("v_cvt_f32_f16"));
+  T.add(vop16<+[](float A) { return std::bit_cast<u16>(h16(A)); }>("v_cvt_f16_f32"));
   T.add(vop16<+[](i16 A) { return h16(A); }>("v_cvt_f16_i16"));
   T.add(vop16<+[](h16 A) { return cvtToInt<u16>(A); }>("v_cvt_u16_f16"));
   T.add(vop16<+[](h16 A) { return cvtToInt<i16>(A); }>("v_cvt_i16_f16"));

@@ -317,8 +317,6 @@ Step vopd(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
-_Float16 toHalf(u16 B) { return std::bit_cast<_Float16>(B); }
-u16 fromHalf(_Float16 H) { return std::bit_cast<u16>(H); }
 
 } // namespace
 
@@ -343,8 +341,6 @@ void addVectorOps(TableBuilder &T) {
   T.add(vop<+[](u32 A) { return double(A); }>("v_cvt_f64_u32"));
   T.add(vop<+[](double A) { return cvtToInt<i32>(A); }>("v_cvt_i32_f64"));
   T.add(vop<+[](double A) { return cvtToInt<u32>(A); }>("v_cvt_u32_f64"));
-  T.add(vop<+[](u32 A) { return float(toHalf(u16(A))); }>("v_cvt_f32_f16"));
-  T.add(vop<+[](float A) { return u16(fromHalf(_Float16(A))); }>("v_cvt_f16_f32"));
   T.add(vop<+[](u32 A) { return float(A & 0xff); }>("v_cvt_f32_ubyte0"));
   T.add(vop<+[](u32 A) { return float((A >> 8) & 0xff); }>("v_cvt_f32_ubyte1"));
   T.add(vop<+[](u32 A) { return float((A >> 16) & 0xff); }>("v_cvt_f32_ubyte2"));

@@ -206,6 +206,18 @@ void addHalfCases(CaseList &L) {
       return std::vector<u64>{(R[0] & 0x8000) ? R[1] : R[0]};
     return std::vector<u64>{X > Y ? R[0] : R[1]};
   }));
+  // abs/neg of an f16 widened to f32: the conversion takes them as its |x| / -x source modifiers,
+  // which act on the half's sign bit (bit 15), not on bit 31 of the register.
+  for (const char *Op : {"abs", "neg"}) {
+    bool Abs = Op[0] == 'a';
+    Case C = Hc(std::string(Op) + ".f16", {"f16"}, "f32", rows1(H), [Abs](auto &R) {
+      float X = h2f(R[0]);
+      return std::vector<u64>{f32(Abs ? std::fabs(X) : -X)};
+    });
+    C.Name = std::string(Op) + ".f16.cvt.f32";
+    C.Body = std::string(Op) + ".f16 %h0, %a0;\n cvt.f32.f16 %d0, %h0;";
+    L.push_back(C);
+  }
   // ex2.approx.f16: max relative error 2^-9.9 (9.7.4.10); checked through an f32 conversion.
   Case E = Hc("ex2.approx.f16", {"f16"}, "f32", rows1({0x0000, 0x3c00, 0xc100, 0x4500, 0x3555}),
               [](auto &R) { return std::vector<u64>{f32(std::exp2(h2f(R[0])))}; });
