@@ -117,7 +117,10 @@ public:
 
   Expected<uint64_t> allocate(uint64_t Size) override {
     std::lock_guard<std::mutex> L(M);
-    auto A = Dev.allocate(Size, "cuMemAlloc");
+    // Whole 32-bit words: the helper library does 16-bit atomics (atom.cas.b16, atom.add.f16) on
+    // the aligned word around them, as AMDGPU has no 16-bit atomics; a GPU's page-granular
+    // memory always backs that word, so the emulator's must too.
+    auto A = Dev.allocate(alignTo(Size, 4), "cuMemAlloc");
     if (A)
       Allocated += Size;
     return A;
