@@ -717,10 +717,18 @@ void addMemoryOps(TableBuilder &T) {
       {"ds_dec_u32", "ds_dec_rtn_u32", nullptr, nullptr, &dsAtomic<u32, Rmw::Dec>},
       {"ds_add_f32", "ds_add_rtn_f32", nullptr, nullptr, &dsAtomic<u32, Rmw::AddF32>},
       {"ds_add_u64", "ds_add_rtn_u64", nullptr, nullptr, &dsAtomic<u64, Rmw::Add>},
+      {"ds_min_i64", "ds_min_rtn_i64", nullptr, nullptr, &dsAtomic<u64, Rmw::SMin>},
+      {"ds_max_i64", "ds_max_rtn_i64", nullptr, nullptr, &dsAtomic<u64, Rmw::SMax>},
+      {"ds_min_u64", "ds_min_rtn_u64", nullptr, nullptr, &dsAtomic<u64, Rmw::UMin>},
+      {"ds_max_u64", "ds_max_rtn_u64", nullptr, nullptr, &dsAtomic<u64, Rmw::UMax>},
+      {"ds_and_b64", "ds_and_rtn_b64", nullptr, nullptr, &dsAtomic<u64, Rmw::And>},
+      {"ds_or_b64", "ds_or_rtn_b64", nullptr, nullptr, &dsAtomic<u64, Rmw::Or>},
+      {"ds_xor_b64", "ds_xor_rtn_b64", nullptr, nullptr, &dsAtomic<u64, Rmw::Xor>},
       {"ds_add_f64", "ds_add_rtn_f64", nullptr, nullptr, &dsAtomic<u64, Rmw::AddF64>},
       {"ds_pk_add_f16", "ds_pk_add_rtn_f16", nullptr, nullptr, &dsAtomic<u32, Rmw::PkAddF16>},
       {"ds_pk_add_bf16", "ds_pk_add_rtn_bf16", nullptr, nullptr, &dsAtomic<u32, Rmw::PkAddBF16>},
       {nullptr, "ds_wrxchg_rtn_b32", nullptr, "ds_storexchg_rtn_b32", &dsAtomic<u32, Rmw::Swap>},
+      {nullptr, "ds_wrxchg_rtn_b64", nullptr, "ds_storexchg_rtn_b64", &dsAtomic<u64, Rmw::Swap>},
   };
   // Compare-and-store: GFX9 ds_cmpst takes {compare, new}, GFX11 ds_cmpstore {new, compare}.
   T.add(custom("ds_cmpst_b32", &dsCmpSwap<u32, false>));
