@@ -264,6 +264,17 @@ Step writelane(Wave &W, const Inst &I) {
 }
 
 // v_pk_mov_b32 (gfx90a+): D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]].
+// v_swap_b32 vdst, vsrc (GFX9+): the two VGPRs exchange their values in every active lane.
+Step swapB32(Wave &W, const Inst &I) {
+  W.forEachActive([&](unsigned L) {
+    W.Out[L] = W.lane(I.Ops[1], L, 32);
+    W.Out2[L] = W.lane(I.Ops[0], L, 32);
+  });
+  W.commit(I.Ops[0], W.Out, 32);
+  W.commit(I.Ops[1], W.Out2, 32);
+  return Step::Next;
+}
+
 Step pkMov(Wave &W, const Inst &I) {
   W.forEachActive([&](unsigned L) {
     u64 A = W.lane(I.Ops[1], L, 64), B = W.lane(I.Ops[2], L, 64);
@@ -536,6 +547,7 @@ void addVectorOps(TableBuilder &T) {
   T.add(custom("v_readfirstlane_b32", &readfirstlane, 2));
   T.add(custom("v_readlane_b32", &readlane, 3));
   T.add(custom("v_writelane_b32", &writelane, 3));
+  T.add(custom("v_swap_b32", &swapB32, 2));
   T.add(custom("v_pk_mov_b32", &pkMov, 3));
   T.add(custom("v_pk_add_f32", &pkF32<2, +[](float A, float B, float) { return A + B; }>, 3));
   T.add(custom("v_pk_mul_f32", &pkF32<2, +[](float A, float B, float) { return A * B; }>, 3));

@@ -111,13 +111,24 @@ inline constexpr llvm::StringLiteral MbarrierTestWaitParity = "reptx.mbarrier.te
 inline constexpr llvm::StringLiteral Malloc = "reptx.malloc";
 inline constexpr llvm::StringLiteral Free = "reptx.free";
 
-// Directed rounding of div, rcp and sqrt (PTX ISA 9.7.3.8-10), correctly rounded in the direction
-// `mode` (llvm.set.rounding's encoding: 0 toward zero, 2 toward +inf, 3 toward -inf) for every
-// input, subnormals kept (.ftz is done by the lifter); rcp is div with a = 1.0. No side effects.
-//   float  @reptx.div.directed.f32(float a, float b, i32 mode)
-//   double @reptx.div.directed.f64(double a, double b, i32 mode)
+// Directed rounding of add, sub, mul, fma (and mad), div, rcp and sqrt (PTX ISA 9.7.3), correctly
+// rounded in the direction `mode` (llvm.set.rounding's encoding: 0 toward zero, 2 toward +inf, 3
+// toward -inf) for every input, subnormals kept (.ftz is done by the lifter); rcp is div with
+// a = 1.0. No side effects, and no dependence on a mode register.
+//   float  @reptx.{add,sub,mul,div}.directed.f32(float a, float b, i32 mode)
+//   double @reptx.{add,sub,mul,div}.directed.f64(double a, double b, i32 mode)
+//   float  @reptx.fma.directed.f32(float a, float b, float c, i32 mode)
+//   double @reptx.fma.directed.f64(double a, double b, double c, i32 mode)
 //   float  @reptx.sqrt.directed.f32(float a, i32 mode)
 //   double @reptx.sqrt.directed.f64(double a, i32 mode)
+inline constexpr llvm::StringLiteral AddDirectedF32 = "reptx.add.directed.f32";
+inline constexpr llvm::StringLiteral AddDirectedF64 = "reptx.add.directed.f64";
+inline constexpr llvm::StringLiteral SubDirectedF32 = "reptx.sub.directed.f32";
+inline constexpr llvm::StringLiteral SubDirectedF64 = "reptx.sub.directed.f64";
+inline constexpr llvm::StringLiteral MulDirectedF32 = "reptx.mul.directed.f32";
+inline constexpr llvm::StringLiteral MulDirectedF64 = "reptx.mul.directed.f64";
+inline constexpr llvm::StringLiteral FmaDirectedF32 = "reptx.fma.directed.f32";
+inline constexpr llvm::StringLiteral FmaDirectedF64 = "reptx.fma.directed.f64";
 inline constexpr llvm::StringLiteral DivDirectedF32 = "reptx.div.directed.f32";
 inline constexpr llvm::StringLiteral DivDirectedF64 = "reptx.div.directed.f64";
 inline constexpr llvm::StringLiteral SqrtDirectedF32 = "reptx.sqrt.directed.f32";

@@ -1,10 +1,11 @@
-// Directed rounding of div, rcp and sqrt (PTX ISA 9.7.3.8-10: .rz .rm .rp, f32 with and without
-// .ftz, f64): hand-written PTX, one kernel per instruction, lifted, compiled for gfx942 and
-// gfx1100, run on the emulator over a few thousand inputs each (random bit patterns, subnormals,
-// overflowing and underflowing quotients, exact quotients and squares, zeros, infinities, NaNs)
-// and compared bit for bit with the host's IEEE division and sqrt under fesetround (x86 SSE
-// rounds divss/divsd/sqrtss/sqrtsd as MXCSR says). .ftz is applied to the reference by hand:
-// subnormal operands and results become zeros of the same sign.
+// Directed rounding of add, sub, mul, fma, div, rcp and sqrt (PTX ISA 9.7.3: .rz .rm .rp, f32
+// with and without .ftz, f64): hand-written PTX, one kernel per instruction, lifted, compiled for
+// gfx942 and gfx1100, run on the emulator over a few thousand inputs each (random bit patterns,
+// subnormals, overflowing and underflowing results, exact quotients and squares, cancelling sums
+// and fma residuals, zeros, infinities, NaNs) and compared bit for bit with the host's IEEE
+// operations under fesetround (x86 SSE rounds add/sub/mul/div/sqrt as MXCSR says; glibc's fma is
+// correctly rounded in every mode). .ftz is applied to the reference by hand: subnormal operands
+// and results become zeros of the same sign.
 #include "LiftTestUtil.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -32,21 +33,24 @@ constexpr uint32_t N = 4096;
 
 struct Op {
   std::string Name; // e.g. "div.rz.ftz.f32"
-  bool F64, Ftz, Unary, Rcp, Sqrt;
+  std::string Fn;   // add, sub, mul, fma, div, rcp, sqrt
+  bool F64, Ftz;
   int Mode; // FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD
+  unsigned sources() const { return Fn == "fma" ? 3 : Fn == "rcp" || Fn == "sqrt" ? 1 : 2; }
 };
+
+const char *const Fns[] = {"add", "sub", "mul", "fma", "div", "rcp", "sqrt"};
 
 std::vector<Op> allOps() {
   std::vector<Op> Ops;
   const std::pair<const char *, int> Modes[] = {
       {"rz", FE_TOWARDZERO}, {"rm", FE_DOWNWARD}, {"rp", FE_UPWARD}};
-  for (const char *Fn : {"div", "rcp", "sqrt"})
+  for (const char *Fn : Fns)
     for (auto [Rnd, Mode] : Modes)
       for (int Kind = 0; Kind < 3; ++Kind) { // f32, f32 .ftz, f64
         std::string Name =
             std::string(Fn) + "." + Rnd + (Kind == 1 ? ".ftz" : "") + (Kind == 2 ? ".f64" : ".f32");
-        std::string F = Fn;
-        Ops.push_back({Name, Kind == 2, Kind == 1, F != "div", F == "rcp", F == "sqrt", Mode});
+        Ops.push_back({Name, Fn, Kind == 2, Kind == 1, Mode});
       }
   return Ops;
 }
@@ -59,30 +63,38 @@ std::string kernelName(const std::string &Op) {
   return K;
 }
 
-// d[i] = op(a[i], b[i]) (unary: op(a[i])) for i < n.
+// d[i] = op(a[i], b[i], c[i]) (with as many operands as op has) for i < n.
 std::string kernelPtx(const Op &O) {
   std::string T = O.F64 ? "f64" : "f32", R = O.F64 ? "%fd" : "%f";
   std::string Sz = O.F64 ? "8" : "4";
+  std::string Operands = R + "1";
+  if (O.sources() >= 2)
+    Operands += ", " + R + "2";
+  if (O.sources() == 3)
+    Operands += ", " + R + "4";
   std::string S = ".visible .entry " + kernelName(O.Name) +
-                  "(.param .u64 pa, .param .u64 pb, .param .u64 pd, .param .u32 pn)\n{\n"
-                  ".reg .pred %p<2>;\n.reg .b32 %r<6>;\n.reg .f32 %f<4>;\n.reg .f64 %fd<4>;\n"
-                  ".reg .b64 %rd<10>;\n"
+                  "(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd, .param .u32 "
+                  "pn)\n{\n"
+                  ".reg .pred %p<2>;\n.reg .b32 %r<6>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<5>;\n"
+                  ".reg .b64 %rd<12>;\n"
                   "ld.param.u64 %rd1, [pa];\nld.param.u64 %rd2, [pb];\nld.param.u64 %rd3, [pd];\n"
-                  "ld.param.u32 %r5, [pn];\n"
+                  "ld.param.u64 %rd8, [pc];\nld.param.u32 %r5, [pn];\n"
                   "mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\nmov.u32 %r3, %tid.x;\n"
                   "mad.lo.s32 %r4, %r1, %r2, %r3;\nsetp.ge.u32 %p1, %r4, %r5;\n@%p1 bra DONE;\n"
                   "cvta.to.global.u64 %rd1, %rd1;\ncvta.to.global.u64 %rd2, %rd2;\n"
-                  "cvta.to.global.u64 %rd3, %rd3;\nmul.wide.u32 %rd4, %r4, " +
+                  "cvta.to.global.u64 %rd3, %rd3;\ncvta.to.global.u64 %rd8, %rd8;\n"
+                  "mul.wide.u32 %rd4, %r4, " +
                   Sz + ";\nadd.s64 %rd5, %rd1, %rd4;\nadd.s64 %rd6, %rd2, %rd4;\n" +
-                  "add.s64 %rd7, %rd3, %rd4;\nld.global." + T + " " + R + "1, [%rd5];\n" +
-                  "ld.global." + T + " " + R + "2, [%rd6];\n" + O.Name + " " + R + "3, " + R + "1" +
-                  (O.Unary ? "" : ", " + R + "2") + ";\nst.global." + T + " [%rd7], " + R +
-                  "3;\nDONE:\nret;\n}\n";
+                  "add.s64 %rd7, %rd3, %rd4;\nadd.s64 %rd9, %rd8, %rd4;\n" + "ld.global." + T +
+                  " " + R + "1, [%rd5];\n" + "ld.global." + T + " " + R + "2, [%rd6];\n" +
+                  "ld.global." + T + " " + R + "4, [%rd9];\n" + O.Name + " " + R + "3, " +
+                  Operands + ";\nst.global." + T + " [%rd7], " + R + "3;\nDONE:\nret;\n}\n";
   return S;
 }
 
-// A kernel that mixes a helper with a mode-register form, so the helper is inlined into a
-// strictfp kernel: d[2i] = add.rz(a, b), d[2i+1] = div.rp(a, b).
+// Four directed operations on the same operands in one kernel, which must stay four operations:
+// d[4i..4i+3] = add.rm, add.rp, add.rz and mul.rp of (a, b). (When they set a mode register,
+// LLVM's AMDGPU selection merged them into one addition.)
 const char *MixedPtx = R"(.visible .entry k_mixed(.param .u64 pa, .param .u64 pb, .param .u64 pd,
                                   .param .u32 pn)
 {
@@ -105,12 +117,16 @@ add.s64 %rd5, %rd1, %rd4;
 add.s64 %rd6, %rd2, %rd4;
 ld.global.f32 %f1, [%rd5];
 ld.global.f32 %f2, [%rd6];
-add.rz.f32 %f3, %f1, %f2;
-div.rp.f32 %f4, %f1, %f2;
-mul.wide.u32 %rd4, %r4, 8;
+add.rm.f32 %f3, %f1, %f2;
+add.rp.f32 %f4, %f1, %f2;
+add.rz.f32 %f5, %f1, %f2;
+mul.rp.f32 %f6, %f1, %f2;
+mul.wide.u32 %rd4, %r4, 16;
 add.s64 %rd7, %rd3, %rd4;
 st.global.f32 [%rd7], %f3;
 st.global.f32 [%rd7+4], %f4;
+st.global.f32 [%rd7+8], %f5;
+st.global.f32 [%rd7+12], %f6;
 DONE:
 ret;
 }
@@ -125,8 +141,10 @@ std::string modulePtx() {
 
 // ---- inputs
 
-// Operand pairs of one precision: random bit patterns and the edge cases.
-template <typename T, typename U> void makeInputs(std::vector<T> &A, std::vector<T> &B) {
+// Operands of one precision: random bit patterns and the edge cases; C (fma's addend) often
+// cancels the product a * b exactly or nearly.
+template <typename T, typename U>
+void makeInputs(std::vector<T> &A, std::vector<T> &B, std::vector<T> &C) {
   constexpr bool D = sizeof(T) == 8;
   constexpr int Prec = D ? 53 : 24, EMax = D ? 1023 : 127, EMin = D ? -1022 : -126;
   const T Inf = std::numeric_limits<T>::infinity(), Den = std::numeric_limits<T>::denorm_min();
@@ -146,6 +164,7 @@ template <typename T, typename U> void makeInputs(std::vector<T> &A, std::vector
   };
   A.resize(N);
   B.resize(N);
+  C.resize(N);
   for (uint32_t I = 0; I < N; ++I) {
     T X, Y;
     switch (I % 10) {
@@ -195,7 +214,25 @@ template <typename T, typename U> void makeInputs(std::vector<T> &A, std::vector
       X = Num(Prec, Uniform(-60, 60)), Y = Num(Prec, Uniform(-60, 60));
       break;
     }
-    A[I] = X, B[I] = Y;
+    T Z;
+    switch (I % 5) {
+    case 0: // fma gives the product's rounding error
+      Z = -(X * Y);
+      break;
+    case 1:
+      Z = Special[(I / 5) % NS];
+      break;
+    case 2:
+      Z = Num(Prec, Uniform(-60, 60));
+      break;
+    case 3:
+      Z = std::bit_cast<T>(U(Rng()));
+      break;
+    default: // nearly cancels
+      Z = std::nextafter(-(X * Y), T(0));
+      break;
+    }
+    A[I] = X, B[I] = Y, C[I] = Z;
   }
 }
 
@@ -205,12 +242,18 @@ template <typename T> T ftz(T V) {
   return std::fpclassify(V) == FP_SUBNORMAL ? std::copysign(T(0), V) : V;
 }
 
-template <typename T> T reference(const Op &O, T X, T Y) {
+template <typename T> T reference(const Op &O, T X, T Y, T Z) {
   if (O.Ftz)
-    X = ftz(X), Y = ftz(Y);
-  volatile T VX = X, VY = Y;
+    X = ftz(X), Y = ftz(Y), Z = ftz(Z);
+  volatile T VX = X, VY = Y, VZ = Z;
   std::fesetround(O.Mode);
-  T R = O.Sqrt ? std::sqrt(T(VX)) : O.Rcp ? T(1) / VX : VX / VY;
+  T R = O.Fn == "add"    ? T(VX + VY)
+        : O.Fn == "sub"  ? T(VX - VY)
+        : O.Fn == "mul"  ? T(VX * VY)
+        : O.Fn == "fma"  ? std::fma(T(VX), T(VY), T(VZ))
+        : O.Fn == "sqrt" ? std::sqrt(T(VX))
+        : O.Fn == "rcp"  ? T(1) / VX
+                         : VX / VY;
   std::fesetround(FE_TONEAREST);
   return O.Ftz ? ftz(R) : R;
 }
@@ -230,21 +273,22 @@ template <typename T, typename U>::testing::AssertionResult same(T Got, T Want) 
   return ::testing::AssertionFailure() << Buf;
 }
 
-class DirectedDivSqrt : public ::testing::TestWithParam<std::string> {};
+class Directed : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(DirectedDivSqrt, MatchesHostRounding) {
-  LIFT_ASSERT_OK_AND_ASSIGN(CO,
-                            compileForEmulator("directed_div_sqrt.ptx", modulePtx(), GetParam()));
-  std::vector<float> A, B;
-  std::vector<double> X, Y;
-  makeInputs<float, uint32_t>(A, B);
-  makeInputs<double, uint64_t>(X, Y);
+TEST_P(Directed, MatchesHostRounding) {
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("directed.ptx", modulePtx(), GetParam()));
+  std::vector<float> A, B, C;
+  std::vector<double> X, Y, Z;
+  makeInputs<float, uint32_t>(A, B, C);
+  makeInputs<double, uint64_t>(X, Y, Z);
   Device Dev;
   LIFT_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<float>(A, "a"));
   LIFT_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<float>(B, "b"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DC, Dev.allocateArray<float>(C, "c"));
   LIFT_ASSERT_OK_AND_ASSIGN(DX, Dev.allocateArray<double>(X, "x"));
   LIFT_ASSERT_OK_AND_ASSIGN(DY, Dev.allocateArray<double>(Y, "y"));
-  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * 8, "out"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DZ, Dev.allocateArray<double>(Z, "z"));
+  LIFT_ASSERT_OK_AND_ASSIGN(DO, Dev.allocate(N * 16, "out"));
   unsigned Checked = 0;
   for (const Op &O : allOps()) {
     SCOPED_TRACE(O.Name);
@@ -252,57 +296,53 @@ TEST_P(DirectedDivSqrt, MatchesHostRounding) {
                                     KernargBuilder()
                                         .addPointer(O.F64 ? DX : DA)
                                         .addPointer(O.F64 ? DY : DB)
+                                        .addPointer(O.F64 ? DZ : DC)
                                         .addPointer(DO)
                                         .add(N)
                                         .take());
     LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
     (void)R;
     unsigned Failures = 0;
+    auto Check = [&](auto &Out, auto &In0, auto &In1, auto &In2, auto Same) {
+      for (uint32_t I = 0; I < N && Failures < 10; ++I) {
+        auto Ok = Same(Out[I], reference(O, In0[I], In1[I], In2[I]));
+        if (!Ok)
+          ++Failures;
+        EXPECT_TRUE(Ok) << O.Name << " element " << I << std::hexfloat << ": " << In0[I] << ", "
+                        << In1[I] << ", " << In2[I];
+      }
+    };
     if (O.F64) {
       LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<double>(DO, N));
-      for (uint32_t I = 0; I < N && Failures < 10; ++I) {
-        auto Ok = same<double, uint64_t>(Out[I], reference(O, X[I], Y[I]));
-        if (!Ok)
-          ++Failures;
-        EXPECT_TRUE(Ok) << O.Name << " element " << I << std::hexfloat << ": " << X[I]
-                        << (O.Unary ? "" : ", ") << (O.Unary ? 0.0 : Y[I]);
-      }
+      Check(Out, X, Y, Z, same<double, uint64_t>);
     } else {
       LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<float>(DO, N));
-      for (uint32_t I = 0; I < N && Failures < 10; ++I) {
-        auto Ok = same<float, uint32_t>(Out[I], reference(O, A[I], B[I]));
-        if (!Ok)
-          ++Failures;
-        EXPECT_TRUE(Ok) << O.Name << " element " << I << std::hexfloat << ": " << A[I]
-                        << (O.Unary ? "" : ", ") << (O.Unary ? 0.0f : B[I]);
-      }
+      Check(Out, A, B, C, same<float, uint32_t>);
     }
     Checked += N;
   }
-  EXPECT_EQ(Checked, 27 * N);
+  EXPECT_EQ(Checked, 63 * N);
 
-  // The helpers next to a mode-register operation in one (strictfp) kernel.
+  // Four directed operations on the same operands in one kernel.
   auto P = DispatchParams::blocks(
       "k_mixed", {N / 128, 1, 1}, {128, 1, 1},
       KernargBuilder().addPointer(DA).addPointer(DB).addPointer(DO).add(N).take());
   LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
   (void)R;
-  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<float>(DO, 2 * N));
-  const Op DivRp{"div.rp.f32", false, false, false, false, false, FE_UPWARD};
-  for (uint32_t I = 0; I < N; ++I) {
-    volatile float VA = A[I], VB = B[I];
-    std::fesetround(FE_TOWARDZERO);
-    float Sum = VA + VB;
-    std::fesetround(FE_TONEAREST);
-    ASSERT_TRUE((same<float, uint32_t>(Out[2 * I], Sum))) << "add.rz element " << I;
-    ASSERT_TRUE((same<float, uint32_t>(Out[2 * I + 1], reference(DivRp, A[I], B[I]))))
-        << "div.rp element " << I;
-  }
+  LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<float>(DO, 4 * N));
+  const Op Mixed[] = {{"add.rm.f32", "add", false, false, FE_DOWNWARD},
+                      {"add.rp.f32", "add", false, false, FE_UPWARD},
+                      {"add.rz.f32", "add", false, false, FE_TOWARDZERO},
+                      {"mul.rp.f32", "mul", false, false, FE_UPWARD}};
+  for (uint32_t I = 0; I < N; ++I)
+    for (unsigned K = 0; K < 4; ++K)
+      ASSERT_TRUE((same<float, uint32_t>(Out[4 * I + K], reference(Mixed[K], A[I], B[I], 0.0f))))
+          << Mixed[K].Name << " element " << I;
 }
 
 // The lifted form: one call of the helper per instruction with the mode as a constant, the
 // operands and the result flushed around it for .ftz, rcp as a division of 1.0.
-TEST(DirectedDivSqrtIR, CallsTheHelpers) {
+TEST(DirectedIR, CallsTheHelpers) {
   std::string Text = ".version 7.0\n.target sm_80\n.address_size 64\n"
                      ".visible .entry k(.param .u64 out)\n{\n.reg .f32 %f<4>;\n.reg .f64 %fd<4>;\n"
                      "div.rz.ftz.f32 %f1, %f2, %f3;\nrcp.rm.f64 %fd1, %fd2;\n"
@@ -329,7 +369,35 @@ TEST(DirectedDivSqrtIR, CallsTheHelpers) {
   EXPECT_EQ(S.find("llvm.set.rounding"), std::string::npos) << S;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, DirectedDivSqrt, ::testing::Values("gfx942", "gfx1100"),
+// add, sub, mul, fma and mad (fma with a rounding mode) call their helpers too: no mode register,
+// no strictfp function, one call per instruction even on the same operands.
+TEST(DirectedIR, ArithmeticCallsTheHelpers) {
+  std::string Text = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                     ".visible .entry k(.param .u64 out)\n{\n.reg .f32 %f<8>;\n.reg .f64 %fd<4>;\n"
+                     "add.rm.f32 %f1, %f2, %f3;\nadd.rp.f32 %f4, %f2, %f3;\n"
+                     "sub.rz.f64 %fd1, %fd2, %fd3;\nmul.rp.sat.f32 %f5, %f2, %f3;\n"
+                     "fma.rm.f64 %fd1, %fd2, %fd3, %fd1;\nmad.rz.ftz.f32 %f6, %f2, %f3, %f4;\n"
+                     "ret;\n}\n";
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("t.ptx", Text));
+  ASSERT_TRUE(L->R.Failures.empty()) << L->R.Failures[0].Message;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  L->R.M->print(OS, nullptr);
+  size_t Adds = 0;
+  for (size_t At = S.find("call float @reptx.add.directed.f32("); At != std::string::npos;
+       At = S.find("call float @reptx.add.directed.f32(", At + 1))
+    ++Adds;
+  EXPECT_EQ(Adds, 2u) << S;
+  EXPECT_NE(S.find("call double @reptx.sub.directed.f64(double %"), std::string::npos) << S;
+  EXPECT_NE(S.find("call float @reptx.mul.directed.f32(float %"), std::string::npos) << S;
+  EXPECT_NE(S.find("call double @reptx.fma.directed.f64(double %"), std::string::npos) << S;
+  EXPECT_NE(S.find("call float @reptx.fma.directed.f32(float %"), std::string::npos) << S;
+  EXPECT_EQ(S.find("llvm.set.rounding"), std::string::npos) << S;
+  EXPECT_EQ(S.find("strictfp"), std::string::npos) << S;
+  EXPECT_EQ(S.find("constrained"), std::string::npos) << S;
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, Directed, ::testing::Values("gfx942", "gfx1100"),
                          [](const auto &Info) { return Info.param; });
 
 } // namespace
