@@ -3,6 +3,7 @@
 // and an event records the host time at which all earlier work had finished.
 #include "Driver.h"
 #include "Graph.h"
+#include "MemPool.h"
 #include "Printf.h"
 #include "Trace.h"
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <thread>
 
 using namespace reptx::loader;
 
@@ -369,6 +371,7 @@ static CUresult allocate(Context *C, CUdeviceptr *Ptr, size_t Bytes) {
 static CUresult release(Context *C, CUdeviceptr Ptr) {
   if (Ptr == 0 || graphOwnsMemory(Ptr)) // a graph's memory stays until the graph goes
     return CUDA_SUCCESS;
+  poolForget(Ptr);
   if (llvm::Error E = C->Dev->Backend->release(Ptr)) {
     log().warn("cuMemFree({:#x}): {}", Ptr, llvm::toString(std::move(E)));
     return CUDA_ERROR_INVALID_VALUE;
@@ -408,8 +411,9 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_
   return CUDA_SUCCESS;
 }
 
-// Stream-ordered allocations: allocated and freed at the call, which is stream order here; on a
-// capturing stream, memory of the graph (Graph.h).
+// Stream-ordered allocations: allocated and freed at the call, which is stream order here, from
+// the device's current memory pool (MemPool.h); on a capturing stream, memory of the graph
+// (Graph.h).
 CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream Stream) {
   REPTX_TRACE(cuMemAllocAsync, Ptr, Bytes, Stream);
   Context *C;
@@ -419,7 +423,7 @@ CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream Stream) {
     return CUDA_ERROR_INVALID_VALUE;
   if (captureOf(Stream))
     return captureAlloc(Stream, C, Bytes, *Ptr);
-  return allocate(C, Ptr, Bytes);
+  return poolAllocate(nullptr, C, Bytes, *Ptr); // the current pool of the device
 }
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Ptr, size_t Bytes, CUstream S) {
   REPTX_TRACE(cuMemAllocAsync_ptsz, Ptr, Bytes, S);
@@ -988,6 +992,7 @@ static CUresult createStream(CUstream *Out, unsigned Flags, int Priority) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   auto *S = new Stream;
+  S->Id = newStreamId();
   S->Ctx = C;
   S->Flags = Flags;
   S->Priority = Priority;
@@ -1010,6 +1015,7 @@ CUresult cuStreamDestroy_v2(CUstream S) {
   if (!St || St->T != Tag::Stream)
     return CUDA_ERROR_INVALID_HANDLE;
   forgetStream(St);
+  forgetStreamAttributes(S);
   St->T = Tag{};
   delete St;
   return CUDA_SUCCESS;
@@ -1142,6 +1148,328 @@ CUresult cuLaunchHostFunc(CUstream S, CUhostFn Fn, void *Data) {
 CUresult cuLaunchHostFunc_ptsz(CUstream S, CUhostFn Fn, void *Data) {
   REPTX_TRACE(cuLaunchHostFunc_ptsz, S, Fn, Data);
   return hostFunc(S, Fn, Data);
+}
+
+// cuStreamAddCallback: as cuLaunchHostFunc, with the stream and the status of its earlier work
+// (the context's sticky error) passed to the callback; not part of a stream capture.
+static CUresult addCallback(CUstream S, CUstreamCallback Fn, void *Data, unsigned Flags) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Fn || Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = captureForbidsWait(S))
+    return R;
+  printfDrain(*C->Dev);
+  Fn(S, C->Sticky.load(), Data);
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData,
+                             unsigned int flags) {
+  REPTX_TRACE(cuStreamAddCallback, hStream, callback, userData, flags);
+  return addCallback(hStream, callback, userData, flags);
+}
+CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData,
+                                  unsigned int flags) {
+  REPTX_TRACE(cuStreamAddCallback_ptsz, hStream, callback, userData, flags);
+  return addCallback(hStream, callback, userData, flags);
+}
+
+// Stream identities: the legacy default stream is 0, each thread's per-thread default stream and
+// each created stream a number of its own, never reused.
+namespace {
+std::atomic<unsigned long long> NextStreamId{1};
+}
+unsigned long long reptx::loader::newStreamId() { return NextStreamId++; }
+
+static CUresult streamId(CUstream S, bool PerThreadDefault, unsigned long long *Id) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto V = reinterpret_cast<uintptr_t>(S);
+  if (V == uintptr_t(CU_STREAM_PER_THREAD) || (V == 0 && PerThreadDefault)) {
+    thread_local unsigned long long PerThread = newStreamId();
+    *Id = PerThread;
+  } else {
+    *Id = V <= 2 ? 0 : reinterpret_cast<Stream *>(S)->Id;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId) {
+  REPTX_TRACE(cuStreamGetId, hStream, streamId);
+  return ::streamId(hStream, false, streamId);
+}
+CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId) {
+  REPTX_TRACE(cuStreamGetId_ptsz, hStream, streamId);
+  return ::streamId(hStream, true, streamId);
+}
+
+static CUresult streamDevice(CUstream S, CUdevice *Dev) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Dev)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Dev = C->Dev->Ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) {
+  REPTX_TRACE(cuStreamGetDevice, hStream, device);
+  return streamDevice(hStream, device);
+}
+CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) {
+  REPTX_TRACE(cuStreamGetDevice_ptsz, hStream, device);
+  return streamDevice(hStream, device);
+}
+
+// Stream attributes: the access policy window (an L2 persistence hint), the synchronization
+// policy and the memory synchronization domain and its map are kept and reported, not acted on
+// (hints with no effect on results); the priority is the stream's. Others are not stream
+// attributes.
+namespace {
+std::mutex AttrMutex;
+std::map<uintptr_t, std::map<int, CUstreamAttrValue>> &streamAttrs() {
+  static auto *M = new std::map<uintptr_t, std::map<int, CUstreamAttrValue>>;
+  return *M;
+}
+bool streamAttribute(CUstreamAttrID A) {
+  return A == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW ||
+         A == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY || A == CU_LAUNCH_ATTRIBUTE_PRIORITY ||
+         A == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP || A == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN;
+}
+} // namespace
+
+void reptx::loader::forgetStreamAttributes(CUstream S) {
+  std::lock_guard<std::mutex> L(AttrMutex);
+  streamAttrs().erase(reinterpret_cast<uintptr_t>(S));
+}
+
+static CUresult getStreamAttribute(CUstream S, CUstreamAttrID A, CUstreamAttrValue *Out) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!Out || !streamAttribute(A))
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = CUstreamAttrValue{};
+  if (A == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+    Out->priority =
+        reinterpret_cast<uintptr_t>(S) <= 2 ? 0 : reinterpret_cast<Stream *>(S)->Priority;
+    return CUDA_SUCCESS;
+  }
+  std::lock_guard<std::mutex> L(AttrMutex);
+  auto &Attrs = streamAttrs()[reinterpret_cast<uintptr_t>(S)];
+  if (auto It = Attrs.find(A); It != Attrs.end())
+    *Out = It->second;
+  return CUDA_SUCCESS;
+}
+static CUresult setStreamAttribute(CUstream S, CUstreamAttrID A, const CUstreamAttrValue *V) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (!V || !streamAttribute(A))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (A == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+    if (reinterpret_cast<uintptr_t>(S) > 2)
+      reinterpret_cast<Stream *>(S)->Priority = V->priority;
+    return CUDA_SUCCESS;
+  }
+  std::lock_guard<std::mutex> L(AttrMutex);
+  streamAttrs()[reinterpret_cast<uintptr_t>(S)][A] = *V;
+  return CUDA_SUCCESS;
+}
+static CUresult copyStreamAttributes(CUstream Dst, CUstream Src) {
+  Context *C;
+  if (CUresult R = streamContext(Dst, C))
+    return R;
+  if (CUresult R = streamContext(Src, C))
+    return R;
+  for (auto A : {CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW,
+                 CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, CU_LAUNCH_ATTRIBUTE_PRIORITY,
+                 CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN}) {
+    CUstreamAttrValue V;
+    if (CUresult R = getStreamAttribute(Src, A, &V))
+      return R;
+    if (CUresult R = setStreamAttribute(Dst, A, &V))
+      return R;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out) {
+  REPTX_TRACE(cuStreamGetAttribute, hStream, attr, value_out);
+  return getStreamAttribute(hStream, attr, value_out);
+}
+CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr,
+                                   CUstreamAttrValue *value_out) {
+  REPTX_TRACE(cuStreamGetAttribute_ptsz, hStream, attr, value_out);
+  return getStreamAttribute(hStream, attr, value_out);
+}
+CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
+                              const CUstreamAttrValue *value) {
+  REPTX_TRACE(cuStreamSetAttribute, hStream, attr, value);
+  return setStreamAttribute(hStream, attr, value);
+}
+CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr,
+                                   const CUstreamAttrValue *value) {
+  REPTX_TRACE(cuStreamSetAttribute_ptsz, hStream, attr, value);
+  return setStreamAttribute(hStream, attr, value);
+}
+CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) {
+  REPTX_TRACE(cuStreamCopyAttributes, dst, src);
+  return copyStreamAttributes(dst, src);
+}
+CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
+  REPTX_TRACE(cuStreamCopyAttributes_ptsz, dst, src);
+  return copyStreamAttributes(dst, src);
+}
+
+// Stream memory operations ("Stream Memory Operations"): a write of a 32- or 64-bit value, and
+// a wait until the value at an address meets a condition. Every earlier operation of the stream
+// has completed at the call, so a write is immediate; a wait that another thread's write must
+// release polls the value (for at most 10 seconds: on a device that runs one operation at a time
+// a condition that only later work of another stream could meet would never be met).
+template <typename T>
+static CUresult memoryWord(Context *C, CUdeviceptr Addr, T *Value, bool Write) {
+  if (!Addr || Addr % sizeof(T))
+    return CUDA_ERROR_INVALID_VALUE;
+  ExecBackend &B = *C->Dev->Backend;
+  if (isDevice(B, Addr))
+    return fromError(Write ? B.copyToDevice(Addr, Value, sizeof(T))
+                           : B.copyToHost(Value, Addr, sizeof(T)),
+                     "stream memory operation");
+  auto *P = reinterpret_cast<volatile T *>(Addr); // registered host memory
+  if (Write)
+    *P = *Value;
+  else
+    *Value = *P;
+  return CUDA_SUCCESS;
+}
+
+template <typename T>
+static CUresult writeValue(CUstream S, CUdeviceptr Addr, T Value, unsigned Flags) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (Flags & ~unsigned(CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = captureForbidsWait(S))
+    return R;
+  return memoryWord(C, Addr, &Value, true);
+}
+
+template <typename T>
+static CUresult waitValue(CUstream S, CUdeviceptr Addr, T Value, unsigned Flags) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  unsigned Cond = Flags & 3;
+  if (Flags & ~unsigned(3 | CU_STREAM_WAIT_VALUE_FLUSH))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = captureForbidsWait(S))
+    return R;
+  using S_ = std::make_signed_t<T>;
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    T Now;
+    if (CUresult R = memoryWord(C, Addr, &Now, false))
+      return R;
+    bool Met = Cond == CU_STREAM_WAIT_VALUE_GEQ   ? S_(T(Now - Value)) >= 0
+               : Cond == CU_STREAM_WAIT_VALUE_EQ  ? Now == Value
+               : Cond == CU_STREAM_WAIT_VALUE_AND ? (Now & Value) != 0
+                                                  : T(~(Now | Value)) != 0;
+    if (Met)
+      return CUDA_SUCCESS;
+    if (std::chrono::steady_clock::now() > Deadline) {
+      log().error("cuStreamWaitValue{}: the value at {:#x} ({:#x}) did not meet the condition "
+                  "(flags {:#x}, value {:#x}) within 10 seconds",
+                  8 * sizeof(T), Addr, uint64_t(Now), Flags, uint64_t(Value));
+      return CUDA_ERROR_LAUNCH_TIMEOUT;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+// The _v2 ABIs (CUDA 11.7) have the same parameters.
+CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, uint32_t value,
+                                unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue32_v2, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
+                                     unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue32_v2_ptsz, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, uint32_t value,
+                                 unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue32_v2, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
+                                      unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue32_v2_ptsz, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
+}
+CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue64_v2, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                     unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue64_v2_ptsz, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                 unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue64_v2, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                      unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue64_v2_ptsz, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
+}
+CUresult cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, uint32_t value,
+                             unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue32, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
+                                  unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue32_ptsz, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, uint32_t value,
+                              unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue32, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
+                                   unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue32_ptsz, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
+}
+CUresult cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                             unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue64, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                  unsigned int flags) {
+  REPTX_TRACE(cuStreamWaitValue64_ptsz, stream, addr, value, flags);
+  return waitValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                              unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue64, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
+}
+CUresult cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                   unsigned int flags) {
+  REPTX_TRACE(cuStreamWriteValue64_ptsz, stream, addr, value, flags);
+  return writeValue(stream, addr, value, flags);
 }
 
 static CUresult isCapturing(CUstream S, CUstreamCaptureStatus *Status) {

@@ -945,6 +945,30 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *Blocks, CUfun
   return occupancy(Blocks, asKernel(F), BlockSize, Shared);
 }
 
+// The most dynamic shared memory a block can have while NumBlocks blocks of BlockSize threads
+// stay resident on a multiprocessor (the occupancy model above: 100 KiB of shared memory per
+// multiprocessor, 48 warps, 16 blocks), within the kernel's own and the device's limits.
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
+                                                 int numBlocks, int blockSize) {
+  REPTX_TRACE(cuOccupancyAvailableDynamicSMemPerBlock, dynamicSmemSize, func, numBlocks, blockSize);
+  Kernel *K = asKernel(func);
+  if (!dynamicSmemSize || !K || numBlocks <= 0 || blockSize <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = resolve(*K))
+    return R;
+  if (uint32_t(blockSize) > std::min<uint32_t>(K->Meta->MaxThreadsPerBlock, 1024))
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t Static = K->Meta->GroupSegmentSize;
+  size_t PerBlock = 100 * 1024 / size_t(numBlocks);
+  int Warps = (blockSize + 31) / 32;
+  if (numBlocks > 16 || Warps * numBlocks > 48 || PerBlock <= Static || Static >= 64 * 1024) {
+    *dynamicSmemSize = 0;
+    return CUDA_SUCCESS;
+  }
+  *dynamicSmemSize = std::min({PerBlock - Static, size_t(K->MaxDynamicShared), 64 * 1024 - Static});
+  return CUDA_SUCCESS;
+}
+
 CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *BlockSize, CUfunction F,
                                           CUoccupancyB2DSize ShmemFn, size_t Shared, int Limit) {
   REPTX_TRACE(cuOccupancyMaxPotentialBlockSize, MinGrid, BlockSize, F, ShmemFn, Shared, Limit);

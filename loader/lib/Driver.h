@@ -35,6 +35,7 @@ enum class Tag : uint32_t {
   Graph = 0x52475248,
   GraphNode = 0x52474e44,
   GraphExec = 0x52474558,
+  MemPool = 0x524d504c,
 };
 
 struct Device;
@@ -97,6 +98,7 @@ struct GraphNode;
 
 struct Stream {
   Tag T = Tag::Stream;
+  unsigned long long Id = 0; // cuStreamGetId
   Context *Ctx = nullptr;
   unsigned Flags = 0;
   int Priority = 0;
@@ -199,6 +201,9 @@ CUresult currentOrError(Context *&C);
 /// The context of a stream (the current one for the legacy and per-thread default streams), or
 /// an error for a handle that is not a stream (ApiMemory.cpp).
 CUresult streamContext(CUstream S, Context *&C);
+/// A stream identity never used before (cuStreamGetId), and the end of a stream's attributes.
+unsigned long long newStreamId();
+void forgetStreamAttributes(CUstream S);
 
 /// The export-table addresses that are hashed into the integrity answer.
 const void *cudartInterfaceTable();
