@@ -405,6 +405,64 @@ CUresult cuDeviceGetPCIBusId(char *Out, int Len, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
+// "[domain]:[bus]:[device].[function]" in hex (domain and function optional), as
+// cuDeviceGetPCIBusId writes it.
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId) {
+  REPTX_TRACE(cuDeviceGetByPCIBusId, dev, pciBusId);
+  if (!dev || !pciBusId)
+    return CUDA_ERROR_INVALID_VALUE;
+  unsigned Domain = 0, Bus = 0, Slot = 0, Function = 0;
+  int Used = 0;
+  if (std::sscanf(pciBusId, "%x:%x:%x.%x%n", &Domain, &Bus, &Slot, &Function, &Used) != 4) {
+    Domain = 0;
+    if (std::sscanf(pciBusId, "%x:%x.%x%n", &Bus, &Slot, &Function, &Used) != 3)
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  Driver &Dr = Driver::get();
+  if (!Dr.initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  for (int I = 0; I < Dr.deviceCount(); ++I) {
+    const DeviceIdentity &Id = Dr.device(I)->Identity;
+    if (unsigned(Id.PciDomain) == Domain && unsigned(Id.PciBus) == Bus &&
+        unsigned(Id.PciDevice) == Slot && Function == 0) {
+      *dev = I;
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+// Between two devices only: reptx has one, and a device with itself is not a valid pair.
+CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
+                                 CUdevice dstDevice) {
+  REPTX_TRACE(cuDeviceGetP2PAttribute, value, attrib, srcDevice, dstDevice);
+  if (!value || attrib < CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK || attrib > 5)
+    return CUDA_ERROR_INVALID_VALUE;
+  Device *Src, *Dst;
+  if (CUresult R = deviceOrError(srcDevice, Src))
+    return R;
+  if (CUresult R = deviceOrError(dstDevice, Dst))
+    return R;
+  return CUDA_ERROR_INVALID_DEVICE;
+}
+
+// No L2 persistence and no GPUDirect RDMA: nothing to reset or flush.
+CUresult cuCtxResetPersistingL2Cache(void) {
+  REPTX_TRACE(cuCtxResetPersistingL2Cache);
+  Context *C;
+  return currentOrError(C);
+}
+CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target,
+                                    CUflushGPUDirectRDMAWritesScope scope) {
+  REPTX_TRACE(cuFlushGPUDirectRDMAWrites, target, scope);
+  if (target != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX ||
+      (scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER &&
+       scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES))
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  return currentOrError(C);
+}
+
 CUresult cuDeviceCanAccessPeer(int *Can, CUdevice Dev, CUdevice PeerDev) {
   REPTX_TRACE(cuDeviceCanAccessPeer, Can, Dev, PeerDev);
   if (!Can)

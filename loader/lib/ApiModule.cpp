@@ -880,6 +880,12 @@ CUresult cuFuncGetParamInfo(CUfunction F, size_t Index, size_t *Offset, size_t *
     *Size = K->Params[Index].Size;
   return CUDA_SUCCESS;
 }
+CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+                              size_t *paramSize) {
+  REPTX_TRACE(cuKernelGetParamInfo, kernel, paramIndex, paramOffset, paramSize);
+  return cuFuncGetParamInfo(reinterpret_cast<CUfunction>(kernel), paramIndex, paramOffset,
+                            paramSize);
+}
 
 // ------------------------------------------------------------------ launches
 

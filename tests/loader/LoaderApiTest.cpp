@@ -204,6 +204,37 @@ DONE:
 }
 )";
 
+// One device: its PCI bus id names it back, it has no peer (a device with itself is not a pair),
+// and there is no L2 persistence or GPUDirect RDMA to reset or flush.
+TEST_F(LoaderApi, DeviceIdentityWithoutPeers) {
+  char Bus[32] = {};
+  ASSERT_EQ(cuDeviceGetPCIBusId(Bus, sizeof Bus, 0), CUDA_SUCCESS);
+  CUdevice Dev = -1;
+  ASSERT_EQ(cuDeviceGetByPCIBusId(&Dev, Bus), CUDA_SUCCESS) << Bus;
+  EXPECT_EQ(Dev, 0);
+  std::string Short = std::string(Bus).substr(5); // without the domain
+  Dev = -1;
+  ASSERT_EQ(cuDeviceGetByPCIBusId(&Dev, Short.c_str()), CUDA_SUCCESS) << Short;
+  EXPECT_EQ(Dev, 0);
+  EXPECT_EQ(cuDeviceGetByPCIBusId(&Dev, "0000:01:00.0"), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuDeviceGetByPCIBusId(&Dev, "bus"), CUDA_ERROR_INVALID_VALUE);
+  int V = -1;
+  EXPECT_EQ(cuDeviceGetP2PAttribute(&V, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 0),
+            CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(cuDeviceGetP2PAttribute(&V, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1),
+            CUDA_ERROR_INVALID_DEVICE);
+  CUcontext Primary;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxResetPersistingL2Cache(), CUDA_SUCCESS);
+  EXPECT_EQ(cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                       CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+            CUDA_SUCCESS);
+  EXPECT_EQ(cuFlushGPUDirectRDMAWrites(CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+                                       CUflushGPUDirectRDMAWritesScope(7)),
+            CUDA_ERROR_INVALID_VALUE);
+}
+
 TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
   CUcontext Ctx;
   ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
@@ -213,6 +244,13 @@ TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
   ASSERT_EQ(cuModuleGetFunction(&F, M, "axpb"), CUDA_SUCCESS);
   EXPECT_EQ(cuModuleGetFunction(&F, M, "nope"), CUDA_ERROR_NOT_FOUND);
   ASSERT_EQ(cuModuleGetFunction(&F, M, "axpb"), CUDA_SUCCESS);
+  // The .param layout (out u64 at 0, a u32 at 8, x u64 at 16, n u32 at 24), by CUkernel too.
+  size_t Offset = 0, Size = 0;
+  ASSERT_EQ(cuKernelGetParamInfo(reinterpret_cast<CUkernel>(F), 2, &Offset, &Size), CUDA_SUCCESS);
+  EXPECT_EQ(Offset, 16u);
+  EXPECT_EQ(Size, 8u);
+  EXPECT_EQ(cuKernelGetParamInfo(reinterpret_cast<CUkernel>(F), 4, &Offset, &Size),
+            CUDA_ERROR_INVALID_VALUE);
   CUdeviceptr Bias;
   size_t BiasSize = 0;
   ASSERT_EQ(cuModuleGetGlobal_v2(&Bias, &BiasSize, M, "bias"), CUDA_SUCCESS);

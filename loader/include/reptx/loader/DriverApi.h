@@ -164,6 +164,23 @@ typedef enum CUdeviceAttributeCode : int {
   CU_DEVICE_ATTRIBUTE_MAX = 148,
 } CUdevice_attribute;
 
+/// CUdevice_P2PAttribute: cuDeviceGetP2PAttribute.
+typedef enum CUdeviceP2PAttributeCode : int {
+  CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK = 0x01,
+  CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED = 0x02,
+  CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED = 0x03,
+  CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED = 0x04,
+} CUdevice_P2PAttribute;
+
+/// cuFlushGPUDirectRDMAWrites' target and scope.
+typedef enum CUflushGPUDirectRDMAWritesTargetCode : int {
+  CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX = 0,
+} CUflushGPUDirectRDMAWritesTarget;
+typedef enum CUflushGPUDirectRDMAWritesScopeCode : int {
+  CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER = 100,
+  CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES = 200,
+} CUflushGPUDirectRDMAWritesScope;
+
 /// CUcomputemode (CU_DEVICE_ATTRIBUTE_COMPUTE_MODE).
 typedef enum CUcomputeModeCode : int {
   CU_COMPUTEMODE_DEFAULT = 0,
@@ -1255,6 +1272,14 @@ CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t v
                                  unsigned int flags);
 CUresult cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                       unsigned int flags);
+CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
+                                 CUdevice dstDevice);
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
+CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+                              size_t *paramSize);
+CUresult cuCtxResetPersistingL2Cache(void);
+CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target,
+                                    CUflushGPUDirectRDMAWritesScope scope);
 CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
                                                  int numBlocks, int blockSize);
 
