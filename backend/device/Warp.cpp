@@ -52,7 +52,24 @@ template <ShflMode Mode> u64 shfl(u32 A, u32 B, u32 C) {
 // each lane accumulates the lanes of its own mask. The loop is uniform: it visits once, with
 // V_READLANE, every active lane of the wave named in its own mask; an inactive lane's value is
 // never read.
+//
+// The common case, every lane of each warp in the wave active and naming its whole warp (a full
+// warp's __reduce_add_sync, cooperative groups' reduce over a whole warp), is a butterfly of five
+// lane exchanges within each 32-lane warp instead of a visit of every lane; the branch is uniform
+// (its condition comes from ballots).
 template <typename Op> u32 redux(u32 V, u32 Mask, u32 Identity, Op F) {
+  WaveMask Active = ballot(true);
+  bool WholeWarps = ballot(Mask == ~0u) == Active;
+  for (unsigned W = 0; W < REPTX_WAVE_SIZE; W += 32) {
+    u32 Part = u32(Active >> W);
+    WholeWarps = WholeWarps && (Part == 0 || Part == ~0u);
+  }
+  if (WholeWarps) {
+    u32 Hw = hwLane(), X = V;
+    for (u32 Off = 16; Off; Off >>= 1)
+      X = F(X, u32(__builtin_amdgcn_ds_bpermute(s32((Hw ^ Off) << 2), s32(X))));
+    return X;
+  }
   WaveMask Rem = ballot((Mask >> laneId()) & 1);
   u32 Hw = hwLane();
   u32 Acc = Identity;
