@@ -508,17 +508,8 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice Dev) {
   Device *D;
   if (CUresult R = deviceOrError(Dev, D))
     return R;
-  Context &C = D->PrimaryCtx;
   printfDrain(*D);
-  std::unordered_map<void *, ClsEntry> Cls;
-  {
-    std::unique_lock<std::shared_mutex> L(C.ClsMutex);
-    Cls.swap(C.Cls);
-  }
-  for (auto &[Key, E] : Cls)
-    if (E.Dtor)
-      E.Dtor(reinterpret_cast<CUcontext>(&C), Key, E.Value);
-  C.Sticky.store(CUDA_SUCCESS);
+  Driver::get().releaseResources(&D->PrimaryCtx);
   std::lock_guard<std::mutex> L(D->PrimaryMutex);
   D->PrimaryRefs = 0;
   return CUDA_SUCCESS;

@@ -364,14 +364,53 @@ static CUresult allocate(Context *C, CUdeviceptr *Ptr, size_t Bytes) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   *Ptr = *A;
+  noteAllocation(C, *A);
   log().debug("cuMemAlloc({}) -> {:#x}", Bytes, *A);
   return CUDA_SUCCESS;
+}
+
+namespace {
+std::mutex OwnerMutex;
+std::map<CUdeviceptr, Context *> &owners() { // device memory -> the context it was allocated in
+  static auto *M = new std::map<CUdeviceptr, Context *>;
+  return *M;
+}
+} // namespace
+
+void reptx::loader::noteAllocation(Context *C, CUdeviceptr Ptr) {
+  std::lock_guard<std::mutex> L(OwnerMutex);
+  owners()[Ptr] = C;
+}
+
+void reptx::loader::releaseContextMemory(Context *C) {
+  std::vector<CUdeviceptr> Mine;
+  {
+    std::lock_guard<std::mutex> L(OwnerMutex);
+    for (auto It = owners().begin(); It != owners().end();)
+      if (It->second == C) {
+        Mine.push_back(It->first);
+        It = owners().erase(It);
+      } else {
+        ++It;
+      }
+  }
+  for (CUdeviceptr Ptr : Mine) {
+    poolForget(Ptr);
+    if (llvm::Error E = C->Dev->Backend->release(Ptr))
+      log().warn("context memory {:#x}: {}", Ptr, llvm::toString(std::move(E)));
+  }
+  if (!Mine.empty())
+    log().debug("released {} allocations of a destroyed or reset context", Mine.size());
 }
 
 static CUresult release(Context *C, CUdeviceptr Ptr) {
   if (Ptr == 0 || graphOwnsMemory(Ptr)) // a graph's memory stays until the graph goes
     return CUDA_SUCCESS;
   poolForget(Ptr);
+  {
+    std::lock_guard<std::mutex> L(OwnerMutex);
+    owners().erase(Ptr);
+  }
   if (llvm::Error E = C->Dev->Backend->release(Ptr)) {
     log().warn("cuMemFree({:#x}): {}", Ptr, llvm::toString(std::move(E)));
     return CUDA_ERROR_INVALID_VALUE;
@@ -460,6 +499,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *Ptr, size_t Bytes, unsigned int Flags) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   *Ptr = *A;
+  noteAllocation(C, *A);
   log().debug("cuMemAllocManaged({}) -> {:#x}", Bytes, *A);
   return CUDA_SUCCESS;
 }

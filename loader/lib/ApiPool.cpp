@@ -84,6 +84,7 @@ CUresult reptx::loader::poolAllocate(CUmemoryPool H, Context *C, size_t Bytes, C
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   Ptr = *A;
+  noteAllocation(C, Ptr);
   poolAllocations()[Ptr] = {P, Bytes};
   P->Used += Bytes;
   P->UsedHigh = std::max(P->UsedHigh, P->Used);

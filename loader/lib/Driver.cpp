@@ -128,6 +128,13 @@ void Driver::destroyContext(Context *C) {
     std::lock_guard<std::mutex> L(CtxMutex);
     Contexts.erase(std::remove(Contexts.begin(), Contexts.end(), C), Contexts.end());
   }
+  releaseResources(C);
+  auto &S = contextStack();
+  S.erase(std::remove(S.begin(), S.end(), C), S.end());
+  delete C;
+}
+
+void Driver::releaseResources(Context *C) {
   // Context-local storage destructors (cuda-driver-interface.md §4.5).
   std::unordered_map<void *, ClsEntry> Cls;
   {
@@ -147,9 +154,9 @@ void Driver::destroyContext(Context *C) {
     L->Owner = nullptr;
     unloadLibrary(L);
   }
-  auto &S = contextStack();
-  S.erase(std::remove(S.begin(), S.end(), C), S.end());
-  delete C;
+  // And the device memory allocated in it (ApiMemory.cpp).
+  releaseContextMemory(C);
+  C->Sticky.store(CUDA_SUCCESS);
 }
 
 CUresult Driver::ensureLoaded(Library &L, Device &D) {

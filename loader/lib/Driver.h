@@ -174,6 +174,10 @@ public:
   bool validContext(CUcontext C);
   Context *createContext(Device *D, unsigned Flags);
   void destroyContext(Context *C);
+  /// What a context owns goes: context-local storage (its destructors run), the modules loaded
+  /// in it, the device memory allocated in it; its sticky error is cleared. cuCtxDestroy and
+  /// cuDevicePrimaryCtxReset.
+  void releaseResources(Context *C);
   uint64_t nextContextId() { return NextCtxId++; }
 
   /// Compiles and loads a library for a device, once.
@@ -201,6 +205,11 @@ CUresult currentOrError(Context *&C);
 /// The context of a stream (the current one for the legacy and per-thread default streams), or
 /// an error for a handle that is not a stream (ApiMemory.cpp).
 CUresult streamContext(CUstream S, Context *&C);
+/// Device memory allocated in context C (cuMemAlloc, cuMemAllocManaged, pools), which
+/// releaseContextMemory frees when the context is destroyed or reset (ApiMemory.cpp).
+void noteAllocation(Context *C, CUdeviceptr Ptr);
+void releaseContextMemory(Context *C);
+
 /// A stream identity never used before (cuStreamGetId), and the end of a stream's attributes.
 unsigned long long newStreamId();
 void forgetStreamAttributes(CUstream S);

@@ -235,6 +235,40 @@ TEST_F(LoaderApi, DeviceIdentityWithoutPeers) {
             CUDA_ERROR_INVALID_VALUE);
 }
 
+// Resetting the primary context, or destroying a created one, frees the device memory allocated
+// in it (cudaDeviceReset between runs must not leak), and only that memory.
+TEST_F(LoaderApi, ContextResetAndDestroyFreeTheirMemory) {
+  CUcontext Primary;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  size_t Free0 = 0, Total = 0, Free1 = 0;
+  ASSERT_EQ(cuMemGetInfo_v2(&Free0, &Total), CUDA_SUCCESS);
+  CUdeviceptr A, B, M;
+  ASSERT_EQ(cuMemAlloc_v2(&A, 3 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&B, 1 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocManaged(&M, 1 << 20, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree_v2(B), CUDA_SUCCESS);
+  CUcontext Other;
+  ASSERT_EQ(cuCtxCreate_v2(&Other, 0, 0), CUDA_SUCCESS); // current now
+  CUdeviceptr Kept;
+  ASSERT_EQ(cuMemAlloc_v2(&Kept, 2 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxReset_v2(0), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemGetInfo_v2(&Free1, &Total), CUDA_SUCCESS);
+  EXPECT_EQ(Free1, Free0 - (2 << 20)); // the other context's allocation remains
+  CUmemorytype Type;
+  EXPECT_EQ(cuPointerGetAttribute(&Type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, A),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuPointerGetAttribute(&Type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, Kept), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxDestroy_v2(Other), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemGetInfo_v2(&Free1, &Total), CUDA_SUCCESS);
+  EXPECT_EQ(Free1, Free0);
+  (void)M;
+}
+
 TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
   CUcontext Ctx;
   ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
