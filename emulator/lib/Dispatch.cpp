@@ -1,10 +1,10 @@
 // One kernel dispatch: the HSA kernel dispatch packet and kernarg segment (explicit and hidden
 // arguments) in device memory, the initial wave state the HSA runtime and hardware set up from
-// the kernel descriptor, and the scheduler that runs work-groups one after another (or, for a
-// cooperative dispatch, all at once) while interleaving the waves of a work-group and completing
-// its barriers (AMDGPUUsage, "Initial
-// Kernel Execution State", "Kernel Dispatch", "Code Object V5 Metadata" hidden arguments; HSA
-// Platform System Architecture, "Kernel Dispatch Packet").
+// the kernel descriptor, and the scheduler that runs work-groups one after another (a window of
+// them interleaved once one runs long without finishing; for a cooperative dispatch, all at
+// once) while interleaving the waves of a work-group and completing its barriers (AMDGPUUsage,
+// "Initial Kernel Execution State", "Kernel Dispatch", "Code Object V5 Metadata" hidden
+// arguments; HSA Platform System Architecture, "Kernel Dispatch Packet").
 #include "DeviceImpl.h"
 #include "Wave.h"
 
@@ -87,6 +87,12 @@ constexpr uint64_t QueueSize = 256;
 constexpr uint32_t MaxLdsSize = 65536;
 // Instructions a wave runs before the scheduler moves to the next wave of its work-group.
 constexpr uint64_t Quantum = 4096;
+// Rounds a work-group of an ordinary dispatch runs without finishing before later work-groups
+// join it (it may be waiting for one of them), and rounds without any work-group finishing
+// before the window of resident work-groups grows.
+constexpr uint64_t StallRounds = 256;
+// The most work-groups resident at once when they are interleaved in an ordinary dispatch.
+constexpr uint64_t MaxWindow = 64;
 
 struct Allocations {
   Memory &Mem;
@@ -156,6 +162,9 @@ private:
   void startWorkgroup(Resident &R, Dim3 Id);
   Expected<bool> stepWorkgroup(Resident &R);
   Error runCooperative();
+  Error runInOrder();
+  Error runWindow(uint64_t &Next);
+  Dim3 groupId(uint64_t Index) const;
   void initWave(Wave &W, Workgroup &G, unsigned Index, unsigned Threads, const Dim3 &Size);
   Error faultError(const Wave &W) const;
 
@@ -170,6 +179,7 @@ private:
   uint32_t EntryIndex = 0;
   unsigned NumVgprs = 0;
   Resident One; // reused across work-groups when they run one after another
+  std::vector<std::unique_ptr<Resident>> More; // the others of an interleaved window
   DispatchResult Result;
 };
 
@@ -497,26 +507,85 @@ Error DispatchRun::runCooperative() {
   return Error::success();
 }
 
+Dim3 DispatchRun::groupId(uint64_t Index) const {
+  uint64_t XY = uint64_t(Blocks.X) * Blocks.Y;
+  return {uint32_t(Index % Blocks.X), uint32_t(Index / Blocks.X % Blocks.Y), uint32_t(Index / XY)};
+}
+
+// Work-groups one after another in grid order, as long as each finishes. One that runs
+// StallRounds rounds without finishing may wait for a later work-group (a flag that a block
+// further on sets, which a GPU running both at once would see), so the dispatch goes on with a
+// window of resident work-groups (runWindow).
+Error DispatchRun::runInOrder() {
+  const uint64_t Total = Blocks.count();
+  for (uint64_t Next = 0; Next < Total;) {
+    startWorkgroup(One, groupId(Next++));
+    for (uint64_t Rounds = 1;; ++Rounds) {
+      auto Finished = stepWorkgroup(One);
+      if (!Finished)
+        return Finished.takeError();
+      if (*Finished)
+        break;
+      if (Rounds >= StallRounds && Next < Total)
+        return runWindow(Next);
+    }
+  }
+  return Error::success();
+}
+
+// The work-groups in flight, their rounds interleaved; a finished one makes room for the next in
+// grid order, and StallRounds rounds with none finishing double the window (up to MaxWindow, and
+// what the emulator holds at once), so that a work-group waiting for a later one sees it run.
+Error DispatchRun::runWindow(uint64_t &Next) {
+  const uint64_t Total = Blocks.count();
+  uint64_t WavesPerGroup = (P.WorkgroupSize.count() + K.WavefrontSize - 1) / K.WavefrontSize;
+  uint64_t GroupBytes =
+      WavesPerGroup * K.WavefrontSize * (uint64_t(NumVgprs) * 4 + Ctx.PrivatePerLane);
+  uint64_t Limit =
+      std::min({MaxWindow, DispatchParams::MaxCooperativeWaves / WavesPerGroup,
+                DispatchParams::MaxCooperativeBytes / std::max<uint64_t>(GroupBytes, 1)});
+  std::vector<Resident *> Active = {&One};
+  auto Grow = [&] {
+    uint64_t Want = std::min<uint64_t>(Limit, Active.size() * 2);
+    while (Active.size() < Want && Next < Total) {
+      More.push_back(std::make_unique<Resident>());
+      startWorkgroup(*More.back(), groupId(Next++));
+      Active.push_back(More.back().get());
+    }
+  };
+  Grow();
+  for (uint64_t Stalled = 0; !Active.empty();) {
+    bool AnyFinished = false;
+    for (size_t I = 0; I < Active.size();) {
+      auto Finished = stepWorkgroup(*Active[I]);
+      if (!Finished)
+        return Finished.takeError();
+      if (!*Finished) {
+        ++I;
+        continue;
+      }
+      AnyFinished = true;
+      if (Next < Total) {
+        startWorkgroup(*Active[I], groupId(Next++));
+        ++I;
+      } else {
+        Active.erase(Active.begin() + long(I));
+      }
+    }
+    Stalled = AnyFinished ? 0 : Stalled + 1;
+    if (Stalled >= StallRounds) {
+      Grow();
+      Stalled = 0;
+    }
+  }
+  return Error::success();
+}
+
 Expected<DispatchResult> DispatchRun::run(uint64_t DispatchId, uint64_t LoadBase) {
   if (Error E = setUp(DispatchId, LoadBase))
     return std::move(E);
-  if (P.Cooperative) {
-    if (Error E = runCooperative())
-      return std::move(E);
-    return Result;
-  }
-  for (uint32_t Z = 0; Z < Blocks.Z; ++Z)
-    for (uint32_t Y = 0; Y < Blocks.Y; ++Y)
-      for (uint32_t X = 0; X < Blocks.X; ++X) {
-        startWorkgroup(One, {X, Y, Z});
-        for (;;) {
-          auto Finished = stepWorkgroup(One);
-          if (!Finished)
-            return Finished.takeError();
-          if (*Finished)
-            break;
-        }
-      }
+  if (Error E = P.Cooperative ? runCooperative() : runInOrder())
+    return std::move(E);
   return Result;
 }
 

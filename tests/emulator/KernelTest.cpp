@@ -341,6 +341,30 @@ TEST_P(KernelTest, CooperativeDispatchRunsEveryWorkGroupAtOnce) {
             std::string::npos);
 }
 
+// An ordinary dispatch whose first work-group waits for the last one: after StallRounds rounds
+// later work-groups join it, interleaved in a growing window, and the last one releases it. The
+// other work-groups ran meanwhile and finished, every one exactly once.
+TEST_P(KernelTest, WorkGroupWaitingForALaterOneFinishes) {
+  EMU_ASSERT_OK_AND_ASSIGN(CO, load("wait_for_later"));
+  const uint32_t Groups = 300, Size = 64;
+  Device Dev;
+  EMU_ASSERT_OK_AND_ASSIGN(DFlag, Dev.allocateArray<uint32_t>({0}, "Flag"));
+  EMU_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(Groups * Size * 4, "Out"));
+  auto Params = DispatchParams::blocks("wait_for_later", {Groups, 1, 1}, {Size, 1, 1},
+                                       KernargBuilder().addPointer(DFlag).addPointer(DOut).take());
+  EMU_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, Params));
+  EXPECT_EQ(R.Workgroups, Groups);
+  EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, Groups * Size));
+  for (uint32_t G = 0; G < Groups; ++G)
+    for (uint32_t T = 0; T < Size; ++T) {
+      uint32_t V = Out[G * Size + T];
+      // The first and last work-groups see the flag set; the others may or may not.
+      ASSERT_EQ(V >> 1, G) << "work-item " << T << " of work-group " << G;
+      if (G == 0 || G == Groups - 1)
+        ASSERT_EQ(V & 1, 1u) << "work-item " << T << " of work-group " << G;
+    }
+}
+
 TEST_P(KernelTest, UnsupportedInstructionIsReportedByNameAndPc) {
   // The code object loads although it holds an instruction without semantics (v_sad_u8).
   EMU_ASSERT_OK_AND_ASSIGN(CO, load("out_of_bounds"));
