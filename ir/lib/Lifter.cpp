@@ -390,12 +390,33 @@ Error FunctionLifter::write(const ptx::Operand &Dst, Value *V, bool Signed) {
   return Error::success();
 }
 
-// Flattens a constant initializer (PTX ISA 5.4.4, "Initializers") of numbers into the variable's
-// bytes, little-endian, each element as wide as the variable's type; missing elements are zero.
-static Error flattenInit(const ptx::Expr *E, PtxType T, SmallVectorImpl<uint8_t> &Out) {
+// The address an initializer element denotes (PTX ISA 5.4.4): a symbol, generic(symbol), or one
+// of those plus or minus a constant.
+static std::optional<uint64_t> addressValue(const ptx::Expr *E, SymbolAddress Resolve) {
+  if (E->K == ptx::Expr::Name)
+    return Resolve(E->Sym);
+  if (E->K == ptx::Expr::Generic && E->Args.size() == 1 && E->Args[0])
+    return addressValue(E->Args[0], Resolve);
+  if (E->K == ptx::Expr::Binary && (E->Op == '+' || E->Op == '-') && E->Args.size() == 2) {
+    if (auto A = addressValue(E->Args[0], Resolve))
+      if (auto C = constantValue(E->Args[1]))
+        return E->Op == '+' ? *A + uint64_t(*C) : *A - uint64_t(*C);
+    if (E->Op == '+')
+      if (auto C = constantValue(E->Args[0]))
+        if (auto A = addressValue(E->Args[1], Resolve))
+          return *A + uint64_t(*C);
+  }
+  return std::nullopt;
+}
+
+// Flattens a constant initializer (PTX ISA 5.4.4, "Initializers") into the variable's bytes,
+// little-endian, each element as wide as the variable's type; missing elements are zero.
+// Addresses need Resolve.
+static Error flattenInit(const ptx::Expr *E, PtxType T, SmallVectorImpl<uint8_t> &Out,
+                         SymbolAddress Resolve) {
   if (E->K == ptx::Expr::Braces) {
     for (const ptx::Expr *A : E->Args)
-      if (Error Err = flattenInit(A, T, Out))
+      if (Error Err = flattenInit(A, T, Out, Resolve))
         return Err;
     return Error::success();
   }
@@ -420,6 +441,8 @@ static Error flattenInit(const ptx::Expr *E, PtxType T, SmallVectorImpl<uint8_t>
                 APFloat::rmNearestTiesToEven, &LosesInfo);
     }
     Bits = F.bitcastToAPInt().getZExtValue();
+  } else if (auto Address = Resolve && !T.isFloat() ? addressValue(E, Resolve) : std::nullopt) {
+    Bits = *Address;
   } else {
     return createStringError("initializers with addresses or expressions are not supported yet");
   }
@@ -428,12 +451,13 @@ static Error flattenInit(const ptx::Expr *E, PtxType T, SmallVectorImpl<uint8_t>
   return Error::success();
 }
 
-Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size) {
+Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size,
+                                                SymbolAddress Resolve) {
   auto T = parseType(D.Type);
   if (!T || T->K == PtxType::Pred)
     return createStringError("initializer of type " + D.Type);
   SmallVector<uint8_t, 64> Bytes;
-  if (Error E = flattenInit(D.Init, *T, Bytes))
+  if (Error E = flattenInit(D.Init, *T, Bytes, Resolve))
     return std::move(E);
   if (Bytes.size() > Size)
     return createStringError("initializer larger than the variable");

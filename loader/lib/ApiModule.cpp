@@ -302,6 +302,57 @@ CUresult resolve(Kernel &K) {
   return CUDA_SUCCESS;
 }
 
+// The address and size of a module variable, under L->M: in the code object, or, for a variable
+// that no compiled kernel uses, an allocation of its own, stable for the life of the library,
+// made on first use. Its initial value is the initializer's bytes, addresses of other variables
+// included (resolved the same way; a variable is registered before its initializer is computed,
+// so initializers that refer to each other resolve); an initializer with a function's address,
+// which only a compiled module can relocate, leaves zeros and a warning.
+CUresult variableLocked(Library *L, llvm::StringRef Name, uint64_t &Address, uint64_t &Size) {
+  if (L->Code && L->Code->symbol(Name, Address, Size))
+    return CUDA_SUCCESS;
+  if (auto It = L->Fallbacks.find(Name); It != L->Fallbacks.end()) {
+    Address = It->second.first;
+    Size = It->second.second;
+    return CUDA_SUCCESS;
+  }
+  const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
+  uint32_t Align;
+  if (!V || !declLayout(*V, Size, Align) ||
+      (V->Space != ptx::StateSpace::Global && V->Space != ptx::StateSpace::Const))
+    return CUDA_ERROR_NOT_FOUND;
+  // A `__managed__` one must be valid in host code too (cuLibraryGetManaged).
+  ExecBackend &B = *Driver::get().device(0)->Backend;
+  uint64_t Bytes = Size ? Size : 1;
+  auto A = isManagedVariable(*V) ? B.allocateManaged(Bytes) : B.allocate(Bytes);
+  if (!A) {
+    log().error("{}", llvm::toString(A.takeError()));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  L->Fallbacks.try_emplace(Name.str(), *A, Size);
+  Address = *A;
+  std::vector<uint8_t> Init(Size, 0);
+  if (V->Init) {
+    auto Resolve = [&](llvm::StringRef Sym) -> std::optional<uint64_t> {
+      uint64_t At = 0, Sz = 0;
+      if (variableLocked(L, Sym, At, Sz) != CUDA_SUCCESS)
+        return std::nullopt;
+      return At;
+    };
+    auto Bytes = ir::initializerBytes(*V, Size, Resolve);
+    if (Bytes)
+      Init = std::move(*Bytes);
+    else
+      log().warn("{}: initial value of {}: {}", L->Name, Name.str(),
+                 llvm::toString(Bytes.takeError()));
+  }
+  if (llvm::Error E = B.copyToDevice(*A, Init.data(), Init.size())) {
+    log().error("{}", llvm::toString(std::move(E)));
+    return CUDA_ERROR_UNKNOWN;
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes) {
   if (!L || !Name)
     return CUDA_ERROR_INVALID_VALUE;
@@ -309,44 +360,10 @@ CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes
   if (CUresult R = D.ensureLoaded(*L, *D.device(0)))
     return R;
   uint64_t Address = 0, Size = 0;
-  std::lock_guard<std::mutex> Lock(L->M);
-  if (!(L->Code && L->Code->symbol(Name, Address, Size))) {
-    // A variable that no compiled kernel uses is not in the code object: it gets its own
-    // allocation, stable for the life of the library.
-    auto It = L->Fallbacks.find(Name);
-    if (It == L->Fallbacks.end()) {
-      const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
-      uint32_t Align;
-      if (!V || !declLayout(*V, Size, Align) ||
-          (V->Space != ptx::StateSpace::Global && V->Space != ptx::StateSpace::Const))
-        return CUDA_ERROR_NOT_FOUND;
-      // A `__managed__` one must be valid in host code too (cuLibraryGetManaged).
-      ExecBackend &B = *D.device(0)->Backend;
-      uint64_t Bytes = Size ? Size : 1;
-      auto A = isManagedVariable(*V) ? B.allocateManaged(Bytes) : B.allocate(Bytes);
-      if (!A) {
-        log().error("{}", llvm::toString(A.takeError()));
-        return CUDA_ERROR_OUT_OF_MEMORY;
-      }
-      // Its initial value: the initializer's bytes, else zeros (an initializer with addresses,
-      // which only a compiled module can relocate, leaves zeros and a warning).
-      std::vector<uint8_t> Init(Size, 0);
-      if (V->Init) {
-        auto Bytes = ir::initializerBytes(*V, Size);
-        if (Bytes)
-          Init = std::move(*Bytes);
-        else
-          log().warn("{}: initial value of {}: {}", L->Name, Name,
-                     llvm::toString(Bytes.takeError()));
-      }
-      if (llvm::Error E = B.copyToDevice(*A, Init.data(), Init.size())) {
-        log().error("{}", llvm::toString(std::move(E)));
-        return CUDA_ERROR_UNKNOWN;
-      }
-      It = L->Fallbacks.try_emplace(Name, *A, Size).first;
-    }
-    Address = It->second.first;
-    Size = It->second.second;
+  {
+    std::lock_guard<std::mutex> Lock(L->M);
+    if (CUresult R = variableLocked(L, Name, Address, Size))
+      return R;
   }
   if (Ptr)
     *Ptr = Address;

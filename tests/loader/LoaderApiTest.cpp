@@ -174,6 +174,7 @@ const char *Ptx = R"(
 .visible .global .align 4 .u32 bias = 7;
 .visible .global .align 4 .u32 spare<3>;
 .visible .global .align 4 .u32 table[] = {1, 2, 3};
+.visible .global .align 8 .u64 links[3] = {generic(table)+4, bias, links};
 .visible .entry axpb(.param .u64 out, .param .u32 a, .param .u64 x, .param .u32 n)
 {
   .reg .pred %p;
@@ -305,6 +306,17 @@ TEST_F(LoaderApi, DriverApiLaunchWithKernelParamsAndExtra) {
   EXPECT_EQ(std::vector<uint32_t>(TableValues, TableValues + 3), (std::vector<uint32_t>{1, 2, 3}));
   ASSERT_EQ(cuMemcpyDtoH_v2(&SpareValue, Spare, 4), CUDA_SUCCESS);
   EXPECT_EQ(SpareValue, 0u);
+  // Addresses in initializers of variables no kernel uses: another such variable plus an offset,
+  // a variable of the code object, the variable itself (PTX ISA 5.4.4).
+  CUdeviceptr Links;
+  size_t LinksSize = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Links, &LinksSize, M, "links"), CUDA_SUCCESS);
+  EXPECT_EQ(LinksSize, 24u);
+  uint64_t LinkValues[3] = {};
+  ASSERT_EQ(cuMemcpyDtoH_v2(LinkValues, Links, 24), CUDA_SUCCESS);
+  EXPECT_EQ(LinkValues[0], Table + 4);
+  EXPECT_EQ(LinkValues[1], Bias);
+  EXPECT_EQ(LinkValues[2], Links);
   uint32_t NewBias = 1000;
   ASSERT_EQ(cuMemcpyHtoD_v2(Bias, &NewBias, 4), CUDA_SUCCESS);
   const uint32_t N = 100;

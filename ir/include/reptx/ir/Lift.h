@@ -3,6 +3,8 @@
 // reptx intrinsics of Intrinsics.h, which a backend defines.
 #pragma once
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include "reptx/frontend-ptx/Ast.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -60,9 +62,14 @@ std::optional<uint64_t> elementCount(const ptx::VarDecl &D);
 /// Size in bytes of a state-space variable (type size times array dimensions; `x[] = {...}` from
 /// its initializer), or an error.
 llvm::Expected<uint64_t> variableSize(const ptx::VarDecl &D);
-/// The initial bytes of a variable with a numeric initializer, zero-padded to Size; an error when
-/// the initializer holds addresses (those are relocated constants of the lifted module).
-llvm::Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size);
+/// The address of a symbol an initializer names (a variable), or nothing when it has none.
+using SymbolAddress = llvm::function_ref<std::optional<uint64_t>(llvm::StringRef)>;
+/// The initial bytes of a variable with a constant initializer, zero-padded to Size. Addresses
+/// (`x`, `generic(x)`, `x+4` in a 64-bit element) come from Resolve; without it, or for a symbol it
+/// does not resolve (a function), an initializer that holds one is an error (in a lifted module
+/// those are constants the linker relocates).
+llvm::Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size,
+                                                      SymbolAddress Resolve = nullptr);
 
 /// The PTX instruction families (opcodes of frontend-ptx's instruction table) that the lifter
 /// handles, in all or some of their forms (a form it does not handle is a per-kernel error that
