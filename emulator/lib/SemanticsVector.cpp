@@ -328,7 +328,6 @@ Step vopd(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
-
 } // namespace
 
 void addVectorOps(TableBuilder &T) {

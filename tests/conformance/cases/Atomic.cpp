@@ -328,23 +328,24 @@ void addAtomicCases(CaseList &L) {
     C.InTypes = {"u32"};
     C.OutTypes = {"u64", "u64", "u64", "u64", "u64", "u64", "u64"};
     C.ModuleDecls = ".shared .align 8 .u64 $sq[6];";
-    C.Body = "mov.u32 %r9, %tid.x;\n setp.ne.u32 %p0, %r9, 0;\n @%p0 bra $Linit;\n"
-             " st.shared.v2.u64 [$sq], {0, 0x7fffffffffffffff};\n"
-             " st.shared.v2.u64 [$sq+16], {0xffffffffffffffff, 0};\n"
-             " st.shared.v2.u64 [$sq+32], {0, 0x123456789};\n"
-             "$Linit:\n bar.sync 0;\n cvt.u64.u32 %rd0, %a0;\n shl.b64 %rd1, %rd0, 33;\n"
-             " cvt.u64.u32 %rd2, %r9;\n or.b64 %rd1, %rd1, %rd2;\n"
-             " atom.shared.max.u64 %rd3, [$sq], %rd1;\n sub.s64 %rd4, %rd0, 50;\n"
-             " atom.shared.min.s64 %rd5, [$sq+8], %rd4;\n and.b32 %r1, %a0, 63;\n"
-             " mov.u64 %rd12, 1;\n shl.b64 %rd6, %rd12, %r1;\n not.b64 %rd7, %rd6;\n"
-             " atom.shared.and.b64 %rd8, [$sq+16], %rd7;\n atom.shared.or.b64 %rd9, [$sq+24], %rd6;\n"
-             " mul.lo.u64 %rd10, %rd0, 0x9e3779b97f4a7c15;\n"
-             " atom.shared.xor.b64 %rd11, [$sq+32], %rd10;\n bar.sync 0;\n"
-             " ld.shared.u64 %d0, [$sq];\n ld.shared.u64 %d1, [$sq+8];\n"
-             " ld.shared.u64 %d2, [$sq+16];\n ld.shared.u64 %d3, [$sq+24];\n"
-             " ld.shared.u64 %d4, [$sq+32];\n mov.u64 %d6, 0;\n @%p0 bra $Lread;\n"
-             " atom.shared.exch.b64 %d6, [$sq+40], %rd1;\n$Lread:\n bar.sync 0;\n"
-             " ld.shared.u64 %d5, [$sq+40];";
+    C.Body =
+        "mov.u32 %r9, %tid.x;\n setp.ne.u32 %p0, %r9, 0;\n @%p0 bra $Linit;\n"
+        " st.shared.v2.u64 [$sq], {0, 0x7fffffffffffffff};\n"
+        " st.shared.v2.u64 [$sq+16], {0xffffffffffffffff, 0};\n"
+        " st.shared.v2.u64 [$sq+32], {0, 0x123456789};\n"
+        "$Linit:\n bar.sync 0;\n cvt.u64.u32 %rd0, %a0;\n shl.b64 %rd1, %rd0, 33;\n"
+        " cvt.u64.u32 %rd2, %r9;\n or.b64 %rd1, %rd1, %rd2;\n"
+        " atom.shared.max.u64 %rd3, [$sq], %rd1;\n sub.s64 %rd4, %rd0, 50;\n"
+        " atom.shared.min.s64 %rd5, [$sq+8], %rd4;\n and.b32 %r1, %a0, 63;\n"
+        " mov.u64 %rd12, 1;\n shl.b64 %rd6, %rd12, %r1;\n not.b64 %rd7, %rd6;\n"
+        " atom.shared.and.b64 %rd8, [$sq+16], %rd7;\n atom.shared.or.b64 %rd9, [$sq+24], %rd6;\n"
+        " mul.lo.u64 %rd10, %rd0, 0x9e3779b97f4a7c15;\n"
+        " atom.shared.xor.b64 %rd11, [$sq+32], %rd10;\n bar.sync 0;\n"
+        " ld.shared.u64 %d0, [$sq];\n ld.shared.u64 %d1, [$sq+8];\n"
+        " ld.shared.u64 %d2, [$sq+16];\n ld.shared.u64 %d3, [$sq+24];\n"
+        " ld.shared.u64 %d4, [$sq+32];\n mov.u64 %d6, 0;\n @%p0 bra $Lread;\n"
+        " atom.shared.exch.b64 %d6, [$sq+40], %rd1;\n$Lread:\n bar.sync 0;\n"
+        " ld.shared.u64 %d5, [$sq+40];";
     for (unsigned I = 0; I < 96; ++I)
       C.Rows.push_back({u64(I * 37 % 101)});
     C.Block = 96;
