@@ -209,24 +209,25 @@ CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void
   MemPool *P = asPool(pool);
   if (!P || !value)
     return CUDA_ERROR_INVALID_VALUE;
-  auto Int = *static_cast<int *>(value);
-  auto U64 = *static_cast<cuuint64_t *>(value);
+  // The value's type is the attribute's: int for the reuse policies, cuuint64_t for the rest.
+  auto Int = [&] { return *static_cast<const int *>(value); };
+  auto U64 = [&] { return *static_cast<const cuuint64_t *>(value); };
   switch (attr) {
   case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-    P->ReuseFollowEvents = Int;
+    P->ReuseFollowEvents = Int();
     return CUDA_SUCCESS;
   case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    P->ReuseOpportunistic = Int;
+    P->ReuseOpportunistic = Int();
     return CUDA_SUCCESS;
   case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-    P->ReuseInternal = Int;
+    P->ReuseInternal = Int();
     return CUDA_SUCCESS;
   case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-    P->ReleaseThreshold = U64;
+    P->ReleaseThreshold = U64();
     return CUDA_SUCCESS;
   case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: // only a reset to the current value, with 0
   case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-    if (U64 != 0)
+    if (U64() != 0)
       return CUDA_ERROR_INVALID_VALUE;
     (attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH ? P->UsedHigh : P->ReservedHigh) = P->Used;
     return CUDA_SUCCESS;
