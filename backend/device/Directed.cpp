@@ -207,80 +207,12 @@ constexpr u32 NaN32 = 0x7fc00000u, Inf32 = 0x7f800000u, Sign32 = 0x80000000u;
 constexpr u64 NaN64 = 0x7ff8000000000000ull, Inf64 = 0x7ff0000000000000ull,
               Sign64 = 0x8000000000000000ull;
 
-bool isNaN32(u32 B) { return (B & 0x7fffffffu) > Inf32; }
-bool isInf32(u32 B) { return (B & 0x7fffffffu) == Inf32; }
-bool isZero32(u32 B) { return (B & 0x7fffffffu) == 0; }
-bool isNaN64(u64 B) { return (B & ~Sign64) > Inf64; }
-bool isInf64(u64 B) { return (B & ~Sign64) == Inf64; }
-bool isZero64(u64 B) { return (B & ~Sign64) == 0; }
-
-} // namespace
-
-REPTX_HELPER("reptx.div.directed.f32", float, reptx_div_directed_f32,
-             (float A, float B, u32 Mode)) {
-  u32 UA = bitsOf(A), UB = bitsOf(B);
-  u32 Sign = (UA ^ UB) & Sign32;
-  if (isNaN32(UA) || isNaN32(UB))
-    return floatOf((isNaN32(UA) ? UA : UB) | 0x400000u);
-  if ((isInf32(UA) && isInf32(UB)) || (isZero32(UA) && isZero32(UB)))
-    return floatOf(NaN32);
-  if (isInf32(UA) || isZero32(UB))
-    return floatOf(Sign | Inf32);
-  if (isZero32(UA) || isInf32(UB))
-    return floatOf(Sign);
-  Parts Q = quotient<24>(split32(UA), split32(UB));
-  return floatOf(Sign | u32(roundMagnitude<24, -126, 127>(Q, away(Mode, Sign != 0))));
-}
-
-REPTX_HELPER("reptx.div.directed.f64", double, reptx_div_directed_f64,
-             (double A, double B, u32 Mode)) {
-  u64 UA = bitsOf(A), UB = bitsOf(B);
-  u64 Sign = (UA ^ UB) & Sign64;
-  if (isNaN64(UA) || isNaN64(UB))
-    return doubleOf((isNaN64(UA) ? UA : UB) | (u64(1) << 51));
-  if ((isInf64(UA) && isInf64(UB)) || (isZero64(UA) && isZero64(UB)))
-    return doubleOf(NaN64);
-  if (isInf64(UA) || isZero64(UB))
-    return doubleOf(Sign | Inf64);
-  if (isZero64(UA) || isInf64(UB))
-    return doubleOf(Sign);
-  Parts Q = quotient<53>(split64(UA), split64(UB));
-  return doubleOf(Sign | roundMagnitude<53, -1022, 1023>(Q, away(Mode, Sign != 0)));
-}
-
-REPTX_HELPER("reptx.sqrt.directed.f32", float, reptx_sqrt_directed_f32, (float A, u32 Mode)) {
-  u32 UA = bitsOf(A);
-  if (isNaN32(UA))
-    return floatOf(UA | 0x400000u);
-  if (isZero32(UA))
-    return A;
-  if (UA & Sign32)
-    return floatOf(NaN32);
-  if (isInf32(UA))
-    return A;
-  return floatOf(u32(roundMagnitude<24, -126, 127>(root<24>(split32(UA)), away(Mode, false))));
-}
-
-REPTX_HELPER("reptx.sqrt.directed.f64", double, reptx_sqrt_directed_f64, (double A, u32 Mode)) {
-  u64 UA = bitsOf(A);
-  if (isNaN64(UA))
-    return doubleOf(UA | (u64(1) << 51));
-  if (isZero64(UA))
-    return A;
-  if (UA & Sign64)
-    return doubleOf(NaN64);
-  if (isInf64(UA))
-    return A;
-  return doubleOf(roundMagnitude<53, -1022, 1023>(root<53>(split64(UA)), away(Mode, false)));
-}
-
-namespace {
-
 /// The format of a helper: f32 (with its significand widened to 53 bits) or f64.
 template <typename T> struct Format;
 template <> struct Format<float> {
   using Bits = u32;
   static constexpr Bits SignBit = Sign32, NaN = NaN32, Inf = Inf32, Quiet = 0x400000u;
+  static constexpr int Prec = 24;
   static Bits bits(float F) { return bitsOf(F); }
   static float value(Bits B) { return floatOf(B); }
   static Parts split(Bits B) { return split32(B); }
@@ -289,6 +221,7 @@ template <> struct Format<float> {
 template <> struct Format<double> {
   using Bits = u64;
   static constexpr Bits SignBit = Sign64, NaN = NaN64, Inf = Inf64, Quiet = u64(1) << 51;
+  static constexpr int Prec = 53;
   static Bits bits(double D) { return bitsOf(D); }
   static double value(Bits B) { return doubleOf(B); }
   static Parts split(Bits B) { return split64(B); }
@@ -372,6 +305,36 @@ template <typename T> T fmaDirected(T A, T B, T C, u32 Mode) {
   return rounded<T>(sumOf(NP, P, NC, widen(F::split(UC))), Mode);
 }
 
+template <typename T> T divDirected(T A, T B, u32 Mode) {
+  using F = Format<T>;
+  typename F::Bits UA = F::bits(A), UB = F::bits(B);
+  typename F::Bits Sign = (UA ^ UB) & F::SignBit;
+  if (isNaN<F>(UA) || isNaN<F>(UB))
+    return F::value((isNaN<F>(UA) ? UA : UB) | F::Quiet);
+  if ((isInf<F>(UA) && isInf<F>(UB)) || (isZero<F>(UA) && isZero<F>(UB)))
+    return F::value(F::NaN);
+  if (isInf<F>(UA) || isZero<F>(UB))
+    return F::value(Sign | F::Inf);
+  if (isZero<F>(UA) || isInf<F>(UB))
+    return F::value(Sign);
+  Parts Q = quotient<F::Prec>(F::split(UA), F::split(UB));
+  return F::value(Sign | F::round(Q, away(Mode, Sign != 0)));
+}
+
+template <typename T> T sqrtDirected(T A, u32 Mode) {
+  using F = Format<T>;
+  typename F::Bits UA = F::bits(A);
+  if (isNaN<F>(UA))
+    return F::value(UA | F::Quiet);
+  if (isZero<F>(UA))
+    return A;
+  if (UA & F::SignBit)
+    return F::value(F::NaN);
+  if (isInf<F>(UA))
+    return A;
+  return F::value(F::round(root<F::Prec>(F::split(UA)), away(Mode, false)));
+}
+
 } // namespace
 
 REPTX_HELPER("reptx.add.directed.f32", float, reptx_add_directed_f32,
@@ -405,6 +368,21 @@ REPTX_HELPER("reptx.fma.directed.f32", float, reptx_fma_directed_f32,
 REPTX_HELPER("reptx.fma.directed.f64", double, reptx_fma_directed_f64,
              (double A, double B, double C, u32 Mode)) {
   return fmaDirected(A, B, C, Mode);
+}
+
+REPTX_HELPER("reptx.div.directed.f32", float, reptx_div_directed_f32,
+             (float A, float B, u32 Mode)) {
+  return divDirected(A, B, Mode);
+}
+REPTX_HELPER("reptx.div.directed.f64", double, reptx_div_directed_f64,
+             (double A, double B, u32 Mode)) {
+  return divDirected(A, B, Mode);
+}
+REPTX_HELPER("reptx.sqrt.directed.f32", float, reptx_sqrt_directed_f32, (float A, u32 Mode)) {
+  return sqrtDirected(A, Mode);
+}
+REPTX_HELPER("reptx.sqrt.directed.f64", double, reptx_sqrt_directed_f64, (double A, u32 Mode)) {
+  return sqrtDirected(A, Mode);
 }
 
 } // namespace reptx::device
