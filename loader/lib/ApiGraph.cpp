@@ -286,7 +286,7 @@ CUresult reptx::loader::capture(CUstream S, std::unique_ptr<GraphNode> N) {
   return CUDA_SUCCESS;
 }
 
-CUresult reptx::loader::captureForbidsWait(CUstream S) {
+CUresult reptx::loader::captureRefuses(CUstream S) {
   if (!captureOf(S))
     return CUDA_SUCCESS;
   std::lock_guard<std::mutex> L(CaptureMutex);

@@ -1069,7 +1069,7 @@ static CUresult streamSync(CUstream S) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
-  if (CUresult R = captureForbidsWait(S))
+  if (CUresult R = captureRefuses(S))
     return R;
   return contextSynchronize(C);
 }
@@ -1198,7 +1198,7 @@ static CUresult addCallback(CUstream S, CUstreamCallback Fn, void *Data, unsigne
     return R;
   if (!Fn || Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult R = captureForbidsWait(S))
+  if (CUresult R = captureRefuses(S))
     return R;
   printfDrain(*C->Dev);
   Fn(S, C->Sticky.load(), Data);
@@ -1293,11 +1293,8 @@ static CUresult getStreamAttribute(CUstream S, CUstreamAttrID A, CUstreamAttrVal
   if (!Out || !streamAttribute(A))
     return CUDA_ERROR_INVALID_VALUE;
   *Out = CUstreamAttrValue{};
-  if (A == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
-    Out->priority =
-        reinterpret_cast<uintptr_t>(S) <= 2 ? 0 : reinterpret_cast<Stream *>(S)->Priority;
-    return CUDA_SUCCESS;
-  }
+  if (A == CU_LAUNCH_ATTRIBUTE_PRIORITY)
+    return streamPriority(S, &Out->priority);
   std::lock_guard<std::mutex> L(AttrMutex);
   auto &Attrs = streamAttrs()[reinterpret_cast<uintptr_t>(S)];
   if (auto It = Attrs.find(A); It != Attrs.end())
@@ -1393,7 +1390,7 @@ static CUresult writeValue(CUstream S, CUdeviceptr Addr, T Value, unsigned Flags
     return R;
   if (Flags & ~unsigned(CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER))
     return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult R = captureForbidsWait(S))
+  if (CUresult R = captureRefuses(S))
     return R;
   return memoryWord(C, Addr, &Value, true);
 }
@@ -1406,7 +1403,7 @@ static CUresult waitValue(CUstream S, CUdeviceptr Addr, T Value, unsigned Flags)
   unsigned Cond = Flags & 3;
   if (Flags & ~unsigned(3 | CU_STREAM_WAIT_VALUE_FLUSH))
     return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult R = captureForbidsWait(S))
+  if (CUresult R = captureRefuses(S))
     return R;
   using S_ = std::make_signed_t<T>;
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -92,9 +92,11 @@ Capture *captureOf(CUstream S);
 /// was invalidated by an earlier call.
 CUresult capture(CUstream S, std::unique_ptr<GraphNode> N);
 
-/// A call that waits for a stream's work (cuStreamSynchronize, cuStreamQuery) on a capturing
-/// stream: invalidates its capture and answers CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
-CUresult captureForbidsWait(CUstream S);
+/// A call on a capturing stream that a capture cannot hold: one that waits for the stream's work
+/// (cuStreamSynchronize, cuStreamQuery), a stream callback, a stream memory operation. Invalidates
+/// the capture and answers CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; CUDA_SUCCESS when S does not
+/// capture.
+CUresult captureRefuses(CUstream S);
 
 /// A call CUDA forbids while a capture of this thread's mode is in progress (cuMemAlloc,
 /// cuCtxSynchronize, synchronous copies: "potentially unsafe" in the CUDA Programming Guide's
