@@ -725,7 +725,14 @@ CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
     *Value = 64;
     return CUDA_SUCCESS;
   case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+  case CU_LIMIT_CIG_ENABLED: // no context shares its device with a graphics API
     *Value = 0;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_SHMEM_SIZE: // a kernel may use all of it
+    *Value = size_t(attribute(*C->Dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+    return CUDA_SUCCESS;
+  case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
+    *Value = 1;
     return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_UNSUPPORTED_LIMIT;
@@ -737,7 +744,8 @@ CUresult cuCtxSetLimit(CUlimit Limit, size_t Value) {
   Context *C;
   if (CUresult R = currentOrError(C))
     return R;
-  if (Limit < 0 || Limit >= CU_LIMIT_MAX)
+  if (Limit < 0 || Limit >= CU_LIMIT_MAX || Limit == CU_LIMIT_SHMEM_SIZE ||
+      Limit == CU_LIMIT_CIG_ENABLED) // the last two can only be queried
     return CUDA_ERROR_UNSUPPORTED_LIMIT;
   if (Limit == CU_LIMIT_PRINTF_FIFO_SIZE)
     return setPrintfFifoSize(*C->Dev, Value);

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 using namespace reptx::loader;
 
@@ -121,23 +123,61 @@ CUresult toolsContextNumber(CUcontext Ctx, uint64_t *Out) {
   return CUDA_SUCCESS;
 }
 
+// ToolsContext slots 51 and 39 (libcublas, before each level-1 call: the key of its per-context
+// workspace): slot 51 (tools thread context, scope, out, per-thread flag) names the scope's
+// object, slot 39 (tools thread context, object, out) its number; cuBLAS looks its workspace up
+// by that number (and by thread when the scope is 2). Inferred from the calls: the current
+// context and its id serve both scopes. Failing either makes every cuBLAS call return
+// CUBLAS_STATUS_INTERNAL_ERROR.
+CUresult toolsCurrentObject(void *ThreadContext, uint64_t Scope, void **Out, int PerThread) {
+  REPTX_TRACE(toolsCurrentObject, ThreadContext, Scope, Out, PerThread);
+  Context *C;
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = currentOrError(C))
+    return R;
+  *Out = C;
+  return CUDA_SUCCESS;
+}
+CUresult toolsObjectNumber(void *ThreadContext, void *Object, uint64_t *Out) {
+  REPTX_TRACE(toolsObjectNumber, ThreadContext, Object, Out);
+  if (!Out || !Object)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!Driver::get().validContext(reinterpret_cast<CUcontext>(Object)))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *Out = reinterpret_cast<Context *>(Object)->Id;
+  return CUDA_SUCCESS;
+}
+
 CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2]);
 
 #define SIZE_WORD(N) reinterpret_cast<Slot>(uintptr_t(8 * (N)))
 #define FN(F) reinterpret_cast<Slot>(&F)
 
-Slot CudartInterface[] = {SIZE_WORD(13),   FN(unknownSlot), FN(getPrimaryContext), FN(unknownSlot),
-                          FN(unknownSlot), FN(unknownSlot), FN(unknownSlot),       FN(unknownSlot),
-                          FN(unknownSlot), FN(unknownSlot), FN(unknownSlot),       FN(unknownSlot),
-                          FN(unknownSlot)};
-Slot CallbackHooks[] = {SIZE_WORD(7),    FN(unknownSlot), FN(hookBuffer2), FN(unknownSlot),
-                        FN(unknownSlot), FN(unknownSlot), FN(hookBuffer6)};
-Slot ToolsTls[] = {SIZE_WORD(4), FN(unknownSlot), FN(toolsThreadContext), FN(unknownSlot)};
-Slot ContextLocalStorage[] = {FN(clsPut), FN(clsDelete), FN(clsGet)};
-Slot ContextChecks[] = {SIZE_WORD(4), FN(unknownSlot), FN(contextCheck), FN(contextCheckInit)};
-Slot Integrity[] = {SIZE_WORD(3), FN(integrityCheck), FN(unknownSlot)};
-Slot ToolsContext[] = {SIZE_WORD(6),    FN(unknownSlot),        FN(unknownSlot),
-                       FN(unknownSlot), FN(toolsContextNumber), FN(unknownSlot)};
+// A table's slots, each `unknownSlot` unless set, and as many again past the size word: callers
+// do not all read that word (libcublas calls ToolsContext slots 39 and 51), so a slot read past
+// the known ones must find a function that fails, not whatever the linker put next.
+constexpr size_t TableSlots = 128;
+struct Table {
+  Slot Slots[TableSlots];
+  Table(std::initializer_list<std::pair<size_t, Slot>> Set) {
+    for (Slot &S : Slots)
+      S = FN(unknownSlot);
+    for (auto [I, S] : Set)
+      Slots[I] = S;
+  }
+};
+
+Table CudartInterface{{0, SIZE_WORD(13)}, {2, FN(getPrimaryContext)}};
+Table CallbackHooks{{0, SIZE_WORD(7)}, {2, FN(hookBuffer2)}, {6, FN(hookBuffer6)}};
+Table ToolsTls{{0, SIZE_WORD(4)}, {2, FN(toolsThreadContext)}};
+Table ContextLocalStorage{{0, FN(clsPut)}, {1, FN(clsDelete)}, {2, FN(clsGet)}};
+Table ContextChecks{{0, SIZE_WORD(4)}, {2, FN(contextCheck)}, {3, FN(contextCheckInit)}};
+Table Integrity{{0, SIZE_WORD(3)}, {1, FN(integrityCheck)}};
+Table ToolsContext{{0, SIZE_WORD(52)},
+                   {4, FN(toolsContextNumber)},
+                   {39, FN(toolsObjectNumber)},
+                   {51, FN(toolsCurrentObject)}};
 
 // INTEGRITY_CHECK slot 1 (§4.7).
 CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2]) {
@@ -161,9 +201,9 @@ CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2
   In.Challenge = Challenge;
   In.ProcessId = uint32_t(getpid());
   In.ThreadId = uint32_t(pthread_self());
-  In.CudartInterfaceTable = reinterpret_cast<uint64_t>(CudartInterface);
-  In.IntegrityTable = reinterpret_cast<uint64_t>(Integrity);
-  In.IntegrityFunction = reinterpret_cast<uint64_t>(Integrity[1]);
+  In.CudartInterfaceTable = reinterpret_cast<uint64_t>(CudartInterface.Slots);
+  In.IntegrityTable = reinterpret_cast<uint64_t>(Integrity.Slots);
+  In.IntegrityFunction = reinterpret_cast<uint64_t>(Integrity.Slots[1]);
   In.UnixSeconds = UnixSeconds;
   Driver &D = Driver::get();
   for (int I = 0; I < D.deviceCount(); ++I)
@@ -176,18 +216,18 @@ CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2
 
 struct TableId {
   const char *Uuid; // the 16 bytes in memory order, written as GUID text
-  const Slot *Table;
+  const Table *Slots;
   const char *Name;
 };
 
 const TableId Tables[] = {
-    {"6bd5fb6c-5bf4-e74a-8987-d93912fd9df9", CudartInterface, "CUDART_INTERFACE"},
-    {"a094798c-2e74-2e74-93f2-0800200c0a66", CallbackHooks, "TOOLS_RUNTIME_CALLBACK_HOOKS"},
-    {"42d85a81-23f6-cb47-8298-f6e78a3aecdc", ToolsTls, "TOOLS_TLS"},
-    {"c693336e-1121-df11-a8c3-68f355d89593", ContextLocalStorage, "CONTEXT_LOCAL_STORAGE"},
-    {"263e8860-7cd2-6143-92f6-bbd5006dfa7e", ContextChecks, "CONTEXT_CHECKS"},
-    {"d4082055-bde6-704b-8d34-ba123c66e1f2", Integrity, "INTEGRITY_CHECK"},
-    {"21318c60-9714-3248-8ca6-41ff7324c8f2", ToolsContext, "TOOLS_CONTEXT"},
+    {"6bd5fb6c-5bf4-e74a-8987-d93912fd9df9", &CudartInterface, "CUDART_INTERFACE"},
+    {"a094798c-2e74-2e74-93f2-0800200c0a66", &CallbackHooks, "TOOLS_RUNTIME_CALLBACK_HOOKS"},
+    {"42d85a81-23f6-cb47-8298-f6e78a3aecdc", &ToolsTls, "TOOLS_TLS"},
+    {"c693336e-1121-df11-a8c3-68f355d89593", &ContextLocalStorage, "CONTEXT_LOCAL_STORAGE"},
+    {"263e8860-7cd2-6143-92f6-bbd5006dfa7e", &ContextChecks, "CONTEXT_CHECKS"},
+    {"d4082055-bde6-704b-8d34-ba123c66e1f2", &Integrity, "INTEGRITY_CHECK"},
+    {"21318c60-9714-3248-8ca6-41ff7324c8f2", &ToolsContext, "TOOLS_CONTEXT"},
 };
 
 std::string uuidText(const char *Bytes) {
@@ -205,8 +245,8 @@ std::string uuidText(const char *Bytes) {
 } // namespace
 
 namespace reptx::loader {
-const void *cudartInterfaceTable() { return CudartInterface; }
-const void *integrityTable() { return Integrity; }
+const void *cudartInterfaceTable() { return CudartInterface.Slots; }
+const void *integrityTable() { return Integrity.Slots; }
 } // namespace reptx::loader
 
 CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
@@ -216,7 +256,7 @@ CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
   std::string Text = uuidText(Id->bytes);
   for (const TableId &T : Tables)
     if (Text == T.Uuid) {
-      *Table = T.Table;
+      *Table = T.Slots->Slots;
       log().debug("cuGetExportTable: {}", T.Name);
       return CUDA_SUCCESS;
     }

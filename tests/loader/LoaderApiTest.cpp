@@ -205,6 +205,58 @@ DONE:
 }
 )";
 
+// What libcublas asks before its first kernel: ToolsContext slot 51 names the current context,
+// slot 39 its number (the key of cuBLAS's per-context workspace); a slot past the known ones is a
+// function that fails, not whatever lies after the table; the CIG limits are answered (a failed
+// CIG_ENABLED query left cublasCreate's device description zeroed: cublasSasum divided by it).
+TEST_F(LoaderApi, ToolsTablesAndQueryOnlyLimits) {
+  CUcontext Primary;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  auto *Tools = static_cast<void *const *>(table("21318c60-9714-3248-8ca6-41ff7324c8f2"));
+  ASSERT_NE(Tools, nullptr);
+  EXPECT_GE(reinterpret_cast<uintptr_t>(Tools[0]), 52u * 8);
+  using Current = CUresult (*)(void *, uint64_t, void **, int);
+  using Number = CUresult (*)(void *, void *, uint64_t *);
+  void *Object = nullptr;
+  ASSERT_EQ(reinterpret_cast<Current>(Tools[51])(nullptr, 0, &Object, 0), CUDA_SUCCESS);
+  EXPECT_EQ(Object, static_cast<void *>(Primary));
+  uint64_t Id = 0, Id2 = 0, Number4 = 0;
+  ASSERT_EQ(reinterpret_cast<Number>(Tools[39])(nullptr, Object, &Id), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxGetId(Primary, reinterpret_cast<unsigned long long *>(&Id2)), CUDA_SUCCESS);
+  EXPECT_EQ(Id, Id2);
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUcontext, uint64_t *)>(Tools[4])(nullptr, &Number4),
+            CUDA_SUCCESS);
+  EXPECT_EQ(Number4, Id);
+  int NotAContext = 0;
+  EXPECT_EQ(reinterpret_cast<Number>(Tools[39])(nullptr, &NotAContext, &Id),
+            CUDA_ERROR_INVALID_CONTEXT);
+  for (const char *G :
+       {"21318c60-9714-3248-8ca6-41ff7324c8f2", "42d85a81-23f6-cb47-8298-f6e78a3aecdc",
+        "d4082055-bde6-704b-8d34-ba123c66e1f2"}) {
+    auto *T = static_cast<void *const *>(table(G));
+    ASSERT_NE(T, nullptr);
+    EXPECT_EQ(reinterpret_cast<CUresult (*)()>(T[100])(), CUDA_ERROR_NOT_SUPPORTED) << G;
+  }
+
+  size_t V = 1;
+  ASSERT_EQ(cuCtxGetLimit(&V, CU_LIMIT_CIG_ENABLED), CUDA_SUCCESS);
+  EXPECT_EQ(V, 0u);
+  ASSERT_EQ(cuCtxGetLimit(&V, CU_LIMIT_SHMEM_SIZE), CUDA_SUCCESS);
+  int Optin = 0;
+  ASSERT_EQ(cuDeviceGetAttribute(&Optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0),
+            CUDA_SUCCESS);
+  EXPECT_EQ(V, size_t(Optin));
+  ASSERT_EQ(cuCtxGetLimit(&V, CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED), CUDA_SUCCESS);
+  EXPECT_EQ(V, 1u);
+  EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_CIG_ENABLED, 1), CUDA_ERROR_UNSUPPORTED_LIMIT);
+  EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_SHMEM_SIZE, 1024), CUDA_ERROR_UNSUPPORTED_LIMIT);
+  EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxGetLimit(&V, CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED), CUDA_SUCCESS);
+  EXPECT_EQ(V, 0u);
+  EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED, 1), CUDA_SUCCESS);
+}
+
 // One device: its PCI bus id names it back, it has no peer (a device with itself is not a pair),
 // and there is no L2 persistence or GPUDirect RDMA to reset or flush.
 TEST_F(LoaderApi, DeviceIdentityWithoutPeers) {
