@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fmt/format.h>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -18,9 +19,28 @@ namespace {
 
 using Slot = const void *;
 
-CUresult unknownSlot() {
-  REPTX_TRACE(unknownSlot);
-  log().debug("call of an unimplemented export-table slot");
+// The tables, in the order of `Tables` below.
+enum TableIndex : size_t {
+  CudartInterfaceIndex,
+  CallbackHooksIndex,
+  ToolsTlsIndex,
+  ContextLocalStorageIndex,
+  ContextChecksIndex,
+  IntegrityIndex,
+  ToolsContextIndex,
+  ToolsModuleIndex,
+  TableCount
+};
+constexpr const char *TableNames[TableCount] = {"CUDART_INTERFACE", "TOOLS_RUNTIME_CALLBACK_HOOKS",
+                                                "TOOLS_TLS",        "CONTEXT_LOCAL_STORAGE",
+                                                "CONTEXT_CHECKS",   "INTEGRITY_CHECK",
+                                                "TOOLS_CONTEXT",    "TOOLS_MODULE"};
+
+// What an unimplemented slot does: fail, and say which slot it was.
+template <size_t T, size_t S> CUresult unknownSlot() {
+  log().debug("call of the unimplemented export-table slot {}[{}]", TableNames[T], S);
+  if (trace::active())
+    trace::emit(fmt::format("{}[{}]() -> CUDA_ERROR_NOT_SUPPORTED", TableNames[T], S));
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -154,30 +174,38 @@ CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2
 #define SIZE_WORD(N) reinterpret_cast<Slot>(uintptr_t(8 * (N)))
 #define FN(F) reinterpret_cast<Slot>(&F)
 
-// A table's slots, each `unknownSlot` unless set, and as many again past the size word: callers
-// do not all read that word (libcublas calls ToolsContext slots 39 and 51), so a slot read past
-// the known ones must find a function that fails, not whatever the linker put next.
+// A table's slots, each an `unknownSlot` unless set, and as many again past the size word:
+// callers do not all read that word (libcublas calls ToolsContext slots 39 and 51), so a slot
+// read past the known ones must find a function that fails, not whatever the linker put next.
 constexpr size_t TableSlots = 128;
 struct Table {
   Slot Slots[TableSlots];
-  Table(std::initializer_list<std::pair<size_t, Slot>> Set) {
-    for (Slot &S : Slots)
-      S = FN(unknownSlot);
-    for (auto [I, S] : Set)
-      Slots[I] = S;
-  }
 };
+template <size_t T, size_t... S> Table unknownSlots(std::index_sequence<S...>) {
+  return Table{{FN((unknownSlot<T, S>))...}};
+}
+template <size_t T> Table table(std::initializer_list<std::pair<size_t, Slot>> Set) {
+  Table Result = unknownSlots<T>(std::make_index_sequence<TableSlots>());
+  for (auto [I, S] : Set)
+    Result.Slots[I] = S;
+  return Result;
+}
 
-Table CudartInterface{{0, SIZE_WORD(13)}, {2, FN(getPrimaryContext)}};
-Table CallbackHooks{{0, SIZE_WORD(7)}, {2, FN(hookBuffer2)}, {6, FN(hookBuffer6)}};
-Table ToolsTls{{0, SIZE_WORD(4)}, {2, FN(toolsThreadContext)}};
-Table ContextLocalStorage{{0, FN(clsPut)}, {1, FN(clsDelete)}, {2, FN(clsGet)}};
-Table ContextChecks{{0, SIZE_WORD(4)}, {2, FN(contextCheck)}, {3, FN(contextCheckInit)}};
-Table Integrity{{0, SIZE_WORD(3)}, {1, FN(integrityCheck)}};
-Table ToolsContext{{0, SIZE_WORD(52)},
-                   {4, FN(toolsContextNumber)},
-                   {39, FN(toolsObjectNumber)},
-                   {51, FN(toolsCurrentObject)}};
+Table CudartInterface =
+    table<CudartInterfaceIndex>({{0, SIZE_WORD(13)}, {2, FN(getPrimaryContext)}});
+Table CallbackHooks =
+    table<CallbackHooksIndex>({{0, SIZE_WORD(7)}, {2, FN(hookBuffer2)}, {6, FN(hookBuffer6)}});
+Table ToolsTls = table<ToolsTlsIndex>({{0, SIZE_WORD(4)}, {2, FN(toolsThreadContext)}});
+Table ContextLocalStorage =
+    table<ContextLocalStorageIndex>({{0, FN(clsPut)}, {1, FN(clsDelete)}, {2, FN(clsGet)}});
+Table ContextChecks = table<ContextChecksIndex>(
+    {{0, SIZE_WORD(4)}, {2, FN(contextCheck)}, {3, FN(contextCheckInit)}});
+Table Integrity = table<IntegrityIndex>({{0, SIZE_WORD(3)}, {1, FN(integrityCheck)}});
+Table ToolsContext = table<ToolsContextIndex>({{0, SIZE_WORD(52)},
+                                               {4, FN(toolsContextNumber)},
+                                               {39, FN(toolsObjectNumber)},
+                                               {51, FN(toolsCurrentObject)}});
+Table ToolsModule = table<ToolsModuleIndex>({{0, SIZE_WORD(TableSlots)}});
 
 // INTEGRITY_CHECK slot 1 (§4.7).
 CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2]) {
@@ -217,17 +245,18 @@ CUresult integrityCheck(uint32_t Challenge, uint64_t UnixSeconds, uint64_t Out[2
 struct TableId {
   const char *Uuid; // the 16 bytes in memory order, written as GUID text
   const Table *Slots;
-  const char *Name;
+  TableIndex Index;
 };
 
 const TableId Tables[] = {
-    {"6bd5fb6c-5bf4-e74a-8987-d93912fd9df9", &CudartInterface, "CUDART_INTERFACE"},
-    {"a094798c-2e74-2e74-93f2-0800200c0a66", &CallbackHooks, "TOOLS_RUNTIME_CALLBACK_HOOKS"},
-    {"42d85a81-23f6-cb47-8298-f6e78a3aecdc", &ToolsTls, "TOOLS_TLS"},
-    {"c693336e-1121-df11-a8c3-68f355d89593", &ContextLocalStorage, "CONTEXT_LOCAL_STORAGE"},
-    {"263e8860-7cd2-6143-92f6-bbd5006dfa7e", &ContextChecks, "CONTEXT_CHECKS"},
-    {"d4082055-bde6-704b-8d34-ba123c66e1f2", &Integrity, "INTEGRITY_CHECK"},
-    {"21318c60-9714-3248-8ca6-41ff7324c8f2", &ToolsContext, "TOOLS_CONTEXT"},
+    {"6bd5fb6c-5bf4-e74a-8987-d93912fd9df9", &CudartInterface, CudartInterfaceIndex},
+    {"a094798c-2e74-2e74-93f2-0800200c0a66", &CallbackHooks, CallbackHooksIndex},
+    {"42d85a81-23f6-cb47-8298-f6e78a3aecdc", &ToolsTls, ToolsTlsIndex},
+    {"c693336e-1121-df11-a8c3-68f355d89593", &ContextLocalStorage, ContextLocalStorageIndex},
+    {"263e8860-7cd2-6143-92f6-bbd5006dfa7e", &ContextChecks, ContextChecksIndex},
+    {"d4082055-bde6-704b-8d34-ba123c66e1f2", &Integrity, IntegrityIndex},
+    {"21318c60-9714-3248-8ca6-41ff7324c8f2", &ToolsContext, ToolsContextIndex},
+    {"6e163fbe-b958-444d-835c-e182aff1991e", &ToolsModule, ToolsModuleIndex},
 };
 
 std::string uuidText(const char *Bytes) {
@@ -257,7 +286,7 @@ CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
   for (const TableId &T : Tables)
     if (Text == T.Uuid) {
       *Table = T.Slots->Slots;
-      log().debug("cuGetExportTable: {}", T.Name);
+      log().debug("cuGetExportTable: {}", TableNames[T.Index]);
       return CUDA_SUCCESS;
     }
   log().debug("cuGetExportTable: no table {{{}}}", Text);

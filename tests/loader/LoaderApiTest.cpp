@@ -231,13 +231,16 @@ TEST_F(LoaderApi, ToolsTablesAndQueryOnlyLimits) {
   int NotAContext = 0;
   EXPECT_EQ(reinterpret_cast<Number>(Tools[39])(nullptr, &NotAContext, &Id),
             CUDA_ERROR_INVALID_CONTEXT);
+  // ToolsModule (cuFFT asks for it, and goes on when its slot 7 fails) has only such slots.
   for (const char *G :
        {"21318c60-9714-3248-8ca6-41ff7324c8f2", "42d85a81-23f6-cb47-8298-f6e78a3aecdc",
-        "d4082055-bde6-704b-8d34-ba123c66e1f2"}) {
+        "d4082055-bde6-704b-8d34-ba123c66e1f2", "6e163fbe-b958-444d-835c-e182aff1991e"}) {
     auto *T = static_cast<void *const *>(table(G));
     ASSERT_NE(T, nullptr);
     EXPECT_EQ(reinterpret_cast<CUresult (*)()>(T[100])(), CUDA_ERROR_NOT_SUPPORTED) << G;
   }
+  auto *Module = static_cast<void *const *>(table("6e163fbe-b958-444d-835c-e182aff1991e"));
+  EXPECT_EQ(reinterpret_cast<CUresult (*)()>(Module[7])(), CUDA_ERROR_NOT_SUPPORTED);
 
   size_t V = 1;
   ASSERT_EQ(cuCtxGetLimit(&V, CU_LIMIT_CIG_ENABLED), CUDA_SUCCESS);
