@@ -116,19 +116,29 @@ Value *CvtLifter::toFp8(Value *F, Kind K) {
   Value *Sub = B.CreateFPToUI(B.CreateUnaryIntrinsic(Intrinsic::roundeven, Q), I32);
   Value *Code = B.CreateSelect(B.CreateFCmpOLT(A, ConstantFP::get(FT, MinNormal)), Sub, Normal);
   Code = B.CreateSelect(B.CreateICmpUGT(Code, C(MaxCode)), C(MaxCode), Code);
-  Code = B.CreateSelect(B.CreateFCmpUNO(F, F), C(0x7f), Code);
   Value *Sign = B.CreateAnd(B.CreateLShr(B.CreateBitCast(F, I32), C(24)), C(0x80));
+  Code = B.CreateOr(Code, Sign);
+  // .relu: a negative value (and -0) becomes +0.
   if (L.hasMod(".relu"))
-    Sign = B.CreateSelect(B.CreateFCmpUNO(F, F), Sign, C(0));
-  return B.CreateTrunc(B.CreateOr(Code, Sign), B.getInt8Ty());
+    Code = B.CreateSelect(B.CreateFCmpOLE(F, ConstantFP::get(FT, 0.0)), C(0), Code);
+  // NaN, of either sign, becomes the canonical NaN 0x7f (the sign dropped, as the emulation of
+  // these instructions in CUDA's cuda_fp8.hpp does).
+  Code = B.CreateSelect(B.CreateFCmpUNO(F, F), C(0x7f), Code);
+  return B.CreateTrunc(Code, B.getInt8Ty());
 }
 
-// An FP8 code to half (exact).
+// An FP8 code to half (exact); every NaN becomes the canonical f16 NaN 0x7fff, its sign
+// dropped (cuda_fp8.hpp's emulation of cvt.rn.f16x2.e4m3x2/e5m2x2).
 Value *CvtLifter::fromFp8(Value *Byte, Kind K) {
   Type *I16 = B.getInt16Ty();
   Value *X = B.CreateZExt(Byte, I16);
-  if (K == Kind::E5M2) // e5m2 is the upper byte of an f16
-    return B.CreateBitCast(B.CreateShl(X, ConstantInt::get(I16, 8)), B.getHalfTy());
+  Value *CanonicalNaN = B.CreateBitCast(ConstantInt::get(I16, 0x7fff), B.getHalfTy());
+  if (K == Kind::E5M2) { // e5m2 is the upper byte of an f16
+    Value *H = B.CreateShl(X, ConstantInt::get(I16, 8));
+    Value *IsNaN = B.CreateICmpUGT(B.CreateAnd(H, ConstantInt::get(I16, 0x7fff)),
+                                   ConstantInt::get(I16, 0x7c00));
+    return B.CreateSelect(IsNaN, CanonicalNaN, B.CreateBitCast(H, B.getHalfTy()));
+  }
   // e4m3: sign, 4 exponent bits (bias 7), 3 mantissa bits; 0x7f/0xff are NaN.
   Type *I32 = B.getInt32Ty();
   Value *W = B.CreateZExt(Byte, I32);
@@ -140,10 +150,9 @@ Value *CvtLifter::fromFp8(Value *Byte, Kind K) {
   Value *E = B.CreateSub(B.CreateSelect(IsSub, C(1), Exp), C(10)); // value = Sig * 2^(e-7-3)
   Value *F = B.CreateIntrinsic(Intrinsic::ldexp, {B.getFloatTy(), I32},
                                {B.CreateUIToFP(Sig, B.getFloatTy()), E});
-  F = B.CreateSelect(B.CreateICmpEQ(B.CreateAnd(W, C(0x7f)), C(0x7f)),
-                     ConstantFP::getNaN(B.getFloatTy()), F);
   F = B.CreateSelect(B.CreateICmpNE(B.CreateAnd(W, C(0x80)), C(0)), B.CreateFNeg(F), F);
-  return B.CreateFPTrunc(F, B.getHalfTy());
+  return B.CreateSelect(B.CreateICmpEQ(B.CreateAnd(W, C(0x7f)), C(0x7f)), CanonicalNaN,
+                        B.CreateFPTrunc(F, B.getHalfTy()));
 }
 
 Expected<Value *> CvtLifter::sourceAsDouble(unsigned Idx, bool X2) {

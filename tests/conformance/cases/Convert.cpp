@@ -59,6 +59,46 @@ u64 f2bf(float F) {
   return U >> 16;
 }
 
+// FP8 (PTX ISA 9.7.9.21; e4m3: bias 7, no infinity, NaN 0x7f/0xff, largest 448; e5m2: bias 15,
+// infinity 0x7c, NaN above it, largest 57344). A code's value, by its fields.
+double fp8Value(unsigned Code, bool E4) {
+  unsigned MBits = E4 ? 3 : 2, Bias = E4 ? 7 : 15;
+  unsigned Exp = (Code & 0x7f) >> MBits, Man = Code & ((1u << MBits) - 1);
+  double V = Exp == 0 ? std::ldexp(double(Man), 1 - int(Bias) - int(MBits))
+                      : std::ldexp(double((1u << MBits) | Man), int(Exp) - int(Bias) - int(MBits));
+  return (Code & 0x80) ? -V : V;
+}
+bool fp8IsNaN(unsigned Code, bool E4) { return E4 ? (Code & 0x7f) == 0x7f : (Code & 0x7f) > 0x7c; }
+// The code nearest to X among the finite ones (ties to the even code), saturating at the
+// largest (.satfinite, infinities included); NaN -> 0x7f, its sign dropped; .relu: X <= 0 -> 0.
+u64 fp8Code(double X, bool E4, bool Relu) {
+  if (std::isnan(X))
+    return 0x7f;
+  if (Relu && X <= 0)
+    return 0;
+  unsigned Max = E4 ? 0x7e : 0x7b, Best = 0;
+  double A = std::fabs(X);
+  for (unsigned C = 1; C <= Max; ++C) {
+    double D = std::fabs(fp8Value(C, E4) - A), DB = std::fabs(fp8Value(Best, E4) - A);
+    if (D < DB || (D == DB && C % 2 == 0))
+      Best = C;
+  }
+  if (A >= fp8Value(Max, E4))
+    Best = Max;
+  return Best | (std::signbit(X) ? 0x80u : 0u);
+}
+// An FP8 code as f16 bits: exact; NaN -> 0x7fff; .relu: negative -> +0.
+u64 fp8ToHalf(unsigned Code, bool E4, bool Relu) {
+  if (fp8IsNaN(Code, E4))
+    return 0x7fff;
+  bool Negative = Code & 0x80;
+  if (Relu && Negative)
+    return 0;
+  if (!E4 && (Code & 0x7f) == 0x7c)
+    return Negative ? 0xfc00 : 0x7c00;
+  return std::bit_cast<uint16_t>(_Float16(fp8Value(Code, E4)));
+}
+
 } // namespace
 
 void addConvertCases(CaseList &L) {
@@ -193,6 +233,44 @@ void addConvertCases(CaseList &L) {
                      return std::vector<u64>{U};
                    return std::vector<u64>{u64((U + 0x1000u) & 0xffffe000u)};
                  }));
+  // FP8 pairs: from two f32 (a to the upper byte, b to the lower) or an f16x2, with .satfinite
+  // (required) and .relu; to f16x2 (9.7.9.21).
+  const std::vector<u64> F8In = {
+      f32(0.0f),    f32(-0.0f),    f32(1.0f),     f32(-1.5f),     f32(17.0f),
+      f32(448.0f),  f32(464.0f),   f32(-500.0f),  f32(57344.0f),  f32(61440.0f),
+      f32(1e6f),    f32(Inf),      f32(-Inf),     0x7fc00000,     0xffc00000,
+      f32(0x1p-9f), f32(0x1p-10f), f32(0x3p-10f), f32(0x1p-16f),  f32(0x1p-17f),
+      f32(0.3f),    f32(-3.3f),    f32(1e-7f),    f32(0x1.3p-7f), f32(-0x1.5p-15f)};
+  for (bool E4 : {true, false})
+    for (bool Relu : {false, true}) {
+      std::string Op = std::string("cvt.rn.satfinite") + (Relu ? ".relu" : "") +
+                       (E4 ? ".e4m3x2" : ".e5m2x2") + ".f32";
+      L.push_back(
+          Cv(Op, {"f32", "f32"}, "b16", rows2(F8In, {f32(2.0f), 0xffc00000}), [E4, Relu](auto &R) {
+            return std::vector<u64>{(fp8Code(asF32(R[0]), E4, Relu) << 8) |
+                                    fp8Code(asF32(R[1]), E4, Relu)};
+          }));
+    }
+  L.push_back(Cv(
+      "cvt.rn.satfinite.e4m3x2.f16x2", {"f16x2"}, "b16",
+      rows1({0x3c00bc00, 0x5f005f40, 0x7c00fc00, 0x7e00fe00, 0x00010400, 0x4c40cc50, 0x1c003000}),
+      [](auto &R) {
+        auto H = [](u64 V) { return double(std::bit_cast<_Float16>(uint16_t(V))); };
+        return std::vector<u64>{(fp8Code(H(R[0] >> 16), true, false) << 8) |
+                                fp8Code(H(R[0] & 0xffff), true, false)};
+      }));
+  std::vector<u64> Pairs; // every code, two to a row
+  for (unsigned C = 0; C < 256; C += 2)
+    Pairs.push_back((C + 1) << 8 | C);
+  for (bool E4 : {true, false})
+    for (bool Relu : {false, true}) {
+      std::string Op =
+          std::string("cvt.rn") + (Relu ? ".relu" : "") + ".f16x2" + (E4 ? ".e4m3x2" : ".e5m2x2");
+      L.push_back(Cv(Op, {"b16"}, "f16x2", rows1(Pairs), [E4, Relu](auto &R) {
+        unsigned Hi = unsigned(R[0] >> 8) & 0xff, Lo = unsigned(R[0]) & 0xff;
+        return std::vector<u64>{fp8ToHalf(Hi, E4, Relu) << 16 | fp8ToHalf(Lo, E4, Relu)};
+      }));
+    }
   // cvt.pack.sat.u8.s32.b32 d, a, b, c: a and b saturated to u8 into bytes 1 and 0, over c's
   // bytes shifted up by 2 (9.7.9.22).
   L.push_back(Cv("cvt.pack.sat.u8.s32.b32", {"s32", "s32", "b32"}, "b32",
