@@ -24,8 +24,9 @@ Expected<uint64_t> Device::allocate(uint64_t Size, StringRef Label) {
 }
 
 Error Device::release(uint64_t Address) { return P->Mem.release(Address); }
-Expected<uint64_t> Device::mapHostMemory(void *Host, uint64_t Size, StringRef Label) {
-  return P->Mem.mapHost(Host, Size, Label);
+Expected<uint64_t> Device::mapHostMemory(void *Host, uint64_t Size, StringRef Label, bool Guarded,
+                                         bool ReadOnly) {
+  return P->Mem.mapHost(Host, Size, Label, Guarded, ReadOnly);
 }
 
 Error Device::write(uint64_t Address, ArrayRef<uint8_t> Data) {

@@ -42,7 +42,10 @@ public:
   llvm::Error release(uint64_t Base);
   // Makes host memory [Host, Host + Size) an allocation at the device address equal to the host
   // address (the caller keeps ownership): memory that host code and kernels both dereference.
-  llvm::Expected<uint64_t> mapHost(void *Host, uint64_t Size, llvm::StringRef Label);
+  // Unguarded, it may lie in another allocation's guard space (memory the host registered
+  // where it happens to be: an access past that allocation's end then reaches it unnoticed).
+  llvm::Expected<uint64_t> mapHost(void *Host, uint64_t Size, llvm::StringRef Label,
+                                   bool Guarded = true, bool ReadOnly = false);
 
   // Host pointer for [Address, Address + Size) when it lies inside one allocation (and the
   // allocation is writable for a write), else null.

@@ -109,6 +109,10 @@ int attribute(const Device &D, int A) {
     // (EmulatorBackend::allocateManaged). No concurrent access: the host touches it between
     // launches, which the emulator's synchronous launches guarantee.
     return B.kind() == "emulator" ? 1 : 0;
+  case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM:
+  case CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED:
+    // The emulator maps registered host memory at its own address (ExecBackend::mapHost).
+    return B.kind() == "emulator" ? 1 : 0;
   case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH:
     return 131072;
   case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH:

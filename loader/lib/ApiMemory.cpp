@@ -20,8 +20,10 @@ namespace {
 std::mutex HostMutex;
 std::map<uintptr_t, size_t> HostAllocs; // cuMemHostAlloc / cuMemHostRegister ranges
 // cuMemHostAlloc memory mapped into the device at its own address (the backend's host-mapped
-// memory, released through it): base -> its device (which outlives any context).
+// memory, released through it) and registered memory mapped there (ExecBackend::mapHost):
+// base -> its device (which outlives any context).
 std::map<uintptr_t, Device *> HostMapped;
+std::set<uintptr_t> Registered; // the cuMemHostRegister bases among HostAllocs
 
 CUresult withContext(Context *&C) {
   if (CUresult R = currentOrError(C))
@@ -619,7 +621,8 @@ CUresult cuMemAllocHost_v2(void **P, size_t Bytes) {
 CUresult cuMemFreeHost(void *P) {
   REPTX_TRACE(cuMemFreeHost, P);
   std::lock_guard<std::mutex> L(HostMutex);
-  if (!HostAllocs.erase(reinterpret_cast<uintptr_t>(P)))
+  if (Registered.count(reinterpret_cast<uintptr_t>(P)) ||
+      !HostAllocs.erase(reinterpret_cast<uintptr_t>(P)))
     return CUDA_ERROR_INVALID_VALUE;
   auto It = HostMapped.find(reinterpret_cast<uintptr_t>(P));
   if (It == HostMapped.end()) {
@@ -631,8 +634,8 @@ CUresult cuMemFreeHost(void *P) {
   return fromError(D->Backend->release(reinterpret_cast<uint64_t>(P)), "cuMemFreeHost");
 }
 
-// The device address of cuMemHostAlloc memory: the host address (unified addressing). Flags must
-// be 0. Memory registered with cuMemHostRegister is not mapped into the device by reptx.
+// The device address of cuMemHostAlloc or registered memory: the host address (unified
+// addressing), where the backend maps it (the emulator does). Flags must be 0.
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *Dev, void *P, unsigned int Flags) {
   REPTX_TRACE(cuMemHostGetDevicePointer_v2, Dev, P, Flags);
   Context *C;
@@ -649,7 +652,7 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *Dev, void *P, unsigned int Fl
     return CUDA_ERROR_INVALID_VALUE;
   if (!HostMapped.count(It->first)) {
     log().warn("cuMemHostGetDevicePointer: {} is host memory that the {} device cannot access "
-               "(only cuMemHostAlloc memory on the emulator is mapped)",
+               "(the emulator maps cuMemHostAlloc and cuMemHostRegister memory)",
                P, C->Dev->Backend->kind());
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -657,12 +660,31 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *Dev, void *P, unsigned int Fl
   return CUDA_SUCCESS;
 }
 
+// Registered memory is mapped into the current context's device at its own address when the
+// backend can (the emulator: kernels then dereference the host pointer, as on a device with
+// CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM); otherwise only recorded.
 CUresult cuMemHostRegister_v2(void *P, size_t Bytes, unsigned int Flags) {
   REPTX_TRACE(cuMemHostRegister_v2, P, Bytes, Flags);
-  if (!P || !Bytes)
+  if (!P || !Bytes ||
+      (Flags & ~unsigned(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                         CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)))
     return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = withContext(C))
+    return R;
+  uintptr_t Base = reinterpret_cast<uintptr_t>(P);
   std::lock_guard<std::mutex> L(HostMutex);
-  HostAllocs[reinterpret_cast<uintptr_t>(P)] = Bytes;
+  auto It = HostAllocs.upper_bound(Base + Bytes - 1);
+  if (It != HostAllocs.begin() && std::prev(It)->first + std::prev(It)->second > Base)
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  ExecBackend &B = *C->Dev->Backend;
+  if (llvm::Error E = B.mapHost(P, Bytes, Flags & CU_MEMHOSTREGISTER_READ_ONLY))
+    log().debug("cuMemHostRegister({}, {}): not mapped: {}", P, Bytes,
+                llvm::toString(std::move(E)));
+  else
+    HostMapped[Base] = C->Dev;
+  HostAllocs[Base] = Bytes;
+  Registered.insert(Base);
   return CUDA_SUCCESS;
 }
 CUresult cuMemHostRegister(void *P, size_t Bytes, unsigned int Flags) {
@@ -671,9 +693,17 @@ CUresult cuMemHostRegister(void *P, size_t Bytes, unsigned int Flags) {
 }
 CUresult cuMemHostUnregister(void *P) {
   REPTX_TRACE(cuMemHostUnregister, P);
+  uintptr_t Base = reinterpret_cast<uintptr_t>(P);
   std::lock_guard<std::mutex> L(HostMutex);
-  return HostAllocs.erase(reinterpret_cast<uintptr_t>(P)) ? CUDA_SUCCESS
-                                                          : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  if (!Registered.erase(Base))
+    return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  HostAllocs.erase(Base);
+  auto It = HostMapped.find(Base);
+  if (It == HostMapped.end())
+    return CUDA_SUCCESS;
+  Device *D = It->second;
+  HostMapped.erase(It);
+  return fromError(D->Backend->unmapHost(P), "cuMemHostUnregister");
 }
 CUresult cuMemHostGetFlags(unsigned int *Flags, void *P) {
   REPTX_TRACE(cuMemHostGetFlags, Flags, P);

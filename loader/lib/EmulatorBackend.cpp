@@ -146,6 +146,15 @@ public:
     return A;
   }
   bool hostAccessibleVariables() const override { return true; }
+  Error mapHost(void *Host, uint64_t Size, bool ReadOnly) override {
+    std::lock_guard<std::mutex> L(M);
+    auto A = Dev.mapHostMemory(Host, Size, "cuMemHostRegister", /*Guarded=*/false, ReadOnly);
+    return A ? Error::success() : A.takeError();
+  }
+  Error unmapHost(void *Host) override {
+    std::lock_guard<std::mutex> L(M);
+    return Dev.release(reinterpret_cast<uint64_t>(Host));
+  }
   bool isManaged(uint64_t Address) const override {
     std::lock_guard<std::mutex> L(M);
     auto Info = Dev.findAllocation(Address);

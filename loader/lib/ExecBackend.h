@@ -86,6 +86,18 @@ public:
   /// `__managed__` variable needs: cuLibraryGetManaged).
   virtual bool hostAccessibleVariables() const { return false; }
   virtual llvm::Error release(uint64_t Address) = 0;
+  /// Host memory the program registered (cuMemHostRegister), made accessible to kernels at its
+  /// own address; read-only, kernels may not store to it. Not device memory: allocatedBytes does
+  /// not count it.
+  virtual llvm::Error mapHost(void *Host, uint64_t Size, bool ReadOnly) {
+    (void)Host, (void)Size, (void)ReadOnly;
+    return llvm::createStringError("the " + kind().str() +
+                                   " backend does not map registered host memory");
+  }
+  virtual llvm::Error unmapHost(void *Host) {
+    (void)Host;
+    return llvm::createStringError("no registered host memory is mapped");
+  }
   /// The allocation containing Address, if any.
   virtual bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const = 0;
   virtual uint64_t allocatedBytes() const = 0;

@@ -1,7 +1,8 @@
 // Pitched 3D memory (cudaMalloc3D, cudaMemcpy3D host->device, device->device of a subregion,
 // device->host, cudaMemcpy3DAsync on a stream, cudaMemset3D), cudaMemcpyPeer on the one device,
-// and mapped pinned memory (cudaHostAlloc(cudaHostAllocMapped) + cudaHostGetDevicePointer) that a
-// kernel reads and writes. Every result is compared with values computed on the host.
+// mapped pinned memory (cudaHostAlloc(cudaHostAllocMapped) + cudaHostGetDevicePointer) and
+// registered host memory (cudaHostRegister) that a kernel reads and writes. Every result is
+// compared with values computed on the host.
 #include "check.h"
 #include <cstring>
 #include <vector>
@@ -158,6 +159,43 @@ int main() {
   for (int i = 0; i < n; ++i)
     if (hout[i] != 3 * (1000 - 2 * i) + 1)
       return fail("mapped", i, hout[i], 3 * (1000 - 2 * i) + 1);
+
+  // Registered memory (cudaHostRegister): two ordinary host vectors, one read-only, that the
+  // kernel dereferences through their device pointers and through the host pointers themselves
+  // (cudaDevAttrCanUseHostPointerForRegisteredMem); unregistered, the same vector is refused.
+  std::vector<int> rin(n), rout(n, 0);
+  for (int i = 0; i < n; ++i)
+    rin[i] = 7 * i - 300;
+  CHECK(cudaHostRegister(rin.data(), n * sizeof(int), cudaHostRegisterReadOnly));
+  CHECK(cudaHostRegister(rout.data(), n * sizeof(int), cudaHostRegisterMapped));
+  int hostPointer = 0;
+  CHECK(cudaDeviceGetAttribute(&hostPointer, cudaDevAttrCanUseHostPointerForRegisteredMem, 0));
+  if (hostPointer != 1)
+    return fail("cudaDevAttrCanUseHostPointerForRegisteredMem", 0, hostPointer, 1);
+  CHECK(cudaHostGetDevicePointer(&din, rin.data(), 0));
+  CHECK(cudaHostGetDevicePointer(&dout, rout.data(), 0));
+  mapped<<<(n + 127) / 128, 128>>>(din, dout, n);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i)
+    if (rout[i] != 3 * (7 * i - 300) + 1)
+      return fail("registered", i, rout[i], 3 * (7 * i - 300) + 1);
+  mapped<<<(n + 127) / 128, 128>>>(rout.data(), rout.data(), n); // in place, host pointers
+  CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < n; ++i)
+    if (rout[i] != 3 * (3 * (7 * i - 300) + 1) + 1)
+      return fail("registered, host pointer", i, rout[i], 3 * (3 * (7 * i - 300) + 1) + 1);
+  if (cudaHostRegister(rout.data() + 1, sizeof(int), 0) != cudaErrorHostMemoryAlreadyRegistered)
+    return fail("registering inside a registered range", 0, 0, 0);
+  if (cudaFreeHost(rin.data()) == cudaSuccess)
+    return fail("cudaFreeHost of registered memory", 0, 0, 0);
+  CHECK(cudaHostUnregister(rin.data()));
+  CHECK(cudaHostUnregister(rout.data()));
+  if (cudaHostUnregister(rout.data()) != cudaErrorHostMemoryNotRegistered)
+    return fail("unregistering twice", 0, 0, 0);
+  if (cudaHostGetDevicePointer(&dout, rout.data(), 0) == cudaSuccess)
+    return fail("device pointer of unregistered memory", 0, 0, 0);
+  cudaGetLastError();
 
   CHECK(cudaFreeHost(hin));
   CHECK(cudaFreeHost(hout));

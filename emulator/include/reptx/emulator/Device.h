@@ -40,7 +40,10 @@ public:
   // Host memory [Host, Host + Size) as an allocation at the device address equal to the host
   // address, not copied and not freed by release (CUDA managed memory in a driver: host code and
   // kernels dereference the same pointer). Errors if it overlaps another allocation.
-  llvm::Expected<uint64_t> mapHostMemory(void *Host, uint64_t Size, llvm::StringRef Label = {});
+  // Unguarded, it may lie next to another allocation (see Memory::mapHost); read-only, kernels
+  // cannot store to it.
+  llvm::Expected<uint64_t> mapHostMemory(void *Host, uint64_t Size, llvm::StringRef Label = {},
+                                         bool Guarded = true, bool ReadOnly = false);
   // Host copies; the whole range must lie inside one allocation.
   llvm::Error write(uint64_t Address, llvm::ArrayRef<uint8_t> Data);
   llvm::Error read(uint64_t Address, llvm::MutableArrayRef<uint8_t> Data) const;
