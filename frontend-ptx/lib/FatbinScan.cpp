@@ -509,6 +509,65 @@ llvm::Expected<FatbinFile> scanFile(llvm::StringRef Path, const ScanOptions &Opt
   return std::move(F);
 }
 
+uint64_t elfImageSize(const uint8_t *Image) {
+  constexpr uint64_t Limit = uint64_t(1) << 30;
+  Elf64_Ehdr Eh;
+  std::memcpy(&Eh, Image, sizeof Eh);
+  if (std::memcmp(Eh.e_ident, ELFMAG, SELFMAG) != 0 || Eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      Eh.e_ident[EI_DATA] != ELFDATA2LSB || (Eh.e_shnum && Eh.e_shentsize != sizeof(Elf64_Shdr)) ||
+      (Eh.e_phnum && Eh.e_phentsize != sizeof(Elf64_Phdr)) || Eh.e_shoff > Limit ||
+      Eh.e_phoff > Limit)
+    return 0;
+  uint64_t End =
+      std::max<uint64_t>({sizeof Eh, Eh.e_shoff + uint64_t(Eh.e_shnum) * sizeof(Elf64_Shdr),
+                          Eh.e_phoff + uint64_t(Eh.e_phnum) * sizeof(Elf64_Phdr)});
+  if (End > Limit)
+    return 0;
+  for (unsigned I = 0; I < Eh.e_shnum; ++I) {
+    Elf64_Shdr Sh;
+    std::memcpy(&Sh, Image + Eh.e_shoff + I * sizeof Sh, sizeof Sh);
+    if (Sh.sh_type == SHT_NOBITS)
+      continue;
+    if (Sh.sh_offset > Limit || Sh.sh_size > Limit || Sh.sh_offset + Sh.sh_size > Limit)
+      return 0;
+    End = std::max(End, Sh.sh_offset + Sh.sh_size);
+  }
+  return End;
+}
+
+llvm::Expected<std::vector<std::string>> cubinKernels(llvm::ArrayRef<uint8_t> Bytes) {
+  auto Fail = [](const llvm::Twine &Msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "cubin: " + Msg);
+  };
+  initLibelf();
+  ElfPtr E(elf_memory(reinterpret_cast<char *>(const_cast<uint8_t *>(Bytes.data())), Bytes.size()));
+  if (!E || elf_kind(E.get()) != ELF_K_ELF)
+    return Fail(llvm::formatv("not a readable ELF image: {0}", elf_errmsg(-1)));
+  std::vector<std::string> Kernels;
+  for (Elf_Scn *Scn = elf_nextscn(E.get(), nullptr); Scn; Scn = elf_nextscn(E.get(), Scn)) {
+    GElf_Shdr Sh;
+    if (!gelf_getshdr(Scn, &Sh))
+      return Fail(llvm::formatv("section header unreadable: {0}", elf_errmsg(-1)));
+    if (Sh.sh_type != SHT_SYMTAB || Sh.sh_entsize == 0)
+      continue;
+    Elf_Data *Data = elf_getdata(Scn, nullptr);
+    if (!Data)
+      return Fail(llvm::formatv("symbol table unreadable: {0}", elf_errmsg(-1)));
+    for (size_t I = 0, N = Sh.sh_size / Sh.sh_entsize; I < N; ++I) {
+      GElf_Sym Sym;
+      if (!gelf_getsym(Data, int(I), &Sym))
+        return Fail(llvm::formatv("symbol {0} unreadable: {1}", I, elf_errmsg(-1)));
+      if (GELF_ST_TYPE(Sym.st_info) != STT_FUNC || !(Sym.st_other & 0x10))
+        continue;
+      const char *Name = elf_strptr(E.get(), Sh.sh_link, Sym.st_name);
+      if (!Name)
+        return Fail(llvm::formatv("name of symbol {0} unreadable: {1}", I, elf_errmsg(-1)));
+      Kernels.emplace_back(Name);
+    }
+  }
+  return Kernels;
+}
+
 llvm::Expected<FatbinFile> scanBuffer(llvm::ArrayRef<uint8_t> Bytes, llvm::StringRef Name,
                                       const ScanOptions &Opts) {
   FatbinFile F;

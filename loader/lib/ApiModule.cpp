@@ -11,8 +11,12 @@
 #include "reptx/frontend-ptx/Parser.h"
 #include "reptx/ir/Lift.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <dlfcn.h>
 
 #include <cstring>
 
@@ -76,6 +80,27 @@ bool isManagedVariable(const ptx::VarDecl &V) {
          llvm::any_of(V.Attributes, [](llvm::StringRef A) { return A.contains(".managed"); });
 }
 
+/// What a refused SASS-only image is, for its error line: " (in libX.so; SASS of 3 kernels: a,
+/// b, …)" — the shared object holding it (none for a heap copy) and its kernels.
+std::string sassDetail(const void *Image, llvm::Expected<std::vector<std::string>> Kernels) {
+  std::vector<std::string> Parts;
+  Dl_info Info;
+  if (dladdr(Image, &Info) && Info.dli_fname)
+    Parts.push_back("in " + llvm::sys::path::filename(Info.dli_fname).str());
+  if (!Kernels) {
+    llvm::consumeError(Kernels.takeError());
+  } else if (!Kernels->empty()) {
+    std::string S =
+        llvm::formatv("SASS of {0} kernel{1}: ", Kernels->size(), Kernels->size() == 1 ? "" : "s");
+    for (size_t I = 0; I < Kernels->size() && I < 2; ++I)
+      S += (I ? ", " : "") + (*Kernels)[I];
+    if (Kernels->size() > 2)
+      S += ", …";
+    Parts.push_back(S);
+  }
+  return Parts.empty() ? std::string() : " (" + llvm::join(Parts, "; ") + ")";
+}
+
 /// The best PTX entry of a fatbin container: the highest sm_XX not above the compute capability.
 CUresult containerPtx(const uint8_t *Container, int CcMajor, int CcMinor, std::string &Ptx,
                       std::string &Name, std::string &PtxasOptions) {
@@ -112,7 +137,20 @@ CUresult containerPtx(const uint8_t *Container, int CcMajor, int CcMinor, std::s
                                     OldestNewer)
                           .str()
                     : std::string();
-    log().error("{}: no PTX for sm_{} or below (it holds: {}){}", Name, Limit,
+    // The SASS the device would have run, for the message: the newest not above it.
+    const fatbin::Entry *Sass = nullptr;
+    for (const fatbin::Container &C : F->containers())
+      for (const fatbin::Entry &E : C.Entries)
+        if (E.Kind == fatbin::EntryKind::Cubin && E.Arch <= Limit && (!Sass || E.Arch > Sass->Arch))
+          Sass = &E;
+    std::string Detail;
+    if (Sass) {
+      auto Elf = F->payload(*Sass);
+      Detail =
+          sassDetail(Container, Elf ? fatbin::cubinKernels(*Elf)
+                                    : llvm::Expected<std::vector<std::string>>(Elf.takeError()));
+    }
+    log().error("{}{}: no PTX for sm_{} or below (it holds: {}){}", Name, Detail, Limit,
                 Archs.empty() ? "nothing" : Archs, Hint);
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
@@ -199,7 +237,13 @@ CUresult loader::imagePtx(const void *Image, int CcMajor, int CcMinor, std::stri
     std::memcpy(&Magic, Container, 4);
   }
   if (Magic == ElfMagic) {
-    log().error("image is an ELF cubin: only PTX can be recompiled");
+    uint64_t Size = fatbin::elfImageSize(Container);
+    log().error(
+        "image at {} is an ELF cubin{}: only PTX can be recompiled",
+        static_cast<const void *>(Container),
+        sassDetail(Container, Size ? fatbin::cubinKernels(llvm::ArrayRef<uint8_t>(Container, Size))
+                                   : llvm::Expected<std::vector<std::string>>(
+                                         llvm::createStringError("no readable ELF header"))));
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
   if (Magic != fatbin::ContainerMagic) {

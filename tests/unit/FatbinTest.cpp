@@ -6,7 +6,9 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <cstddef>
 #include <cstring>
+#include <elf.h>
 
 using namespace reptx::fatbin;
 
@@ -275,4 +277,112 @@ TEST(Fatbin, MissingFileIsAnError) {
   auto F = scanFile("/nonexistent/reptx-test-file");
   ASSERT_FALSE(bool(F));
   EXPECT_NE(errorOf(F.takeError()).find("/nonexistent/reptx-test-file: "), std::string::npos);
+}
+
+namespace {
+
+/// A minimal cubin: ELF64 header, .shstrtab, .strtab, .symtab (entries marked st_other 0x10, a
+/// device function and a variable that are not), the section header table, then one program
+/// header at the very end (where nvcc puts it).
+std::vector<uint8_t> buildCubin() {
+  std::string ShStr = std::string("\0.shstrtab\0.strtab\0.symtab\0", 27);
+  std::string Str = std::string("\0kern_a\0dev_f\0var_v\0kern_b\0", 27);
+  struct Sym {
+    uint32_t Name;
+    unsigned Type, Other;
+  };
+  std::vector<Sym> Syms = {{0, 0, 0},
+                           {1, STT_FUNC, 0x10},
+                           {8, STT_FUNC, 0},
+                           {14, STT_OBJECT, 0x10},
+                           {20, STT_FUNC, 0x10}};
+  std::vector<uint8_t> B(sizeof(Elf64_Ehdr), 0);
+  auto Append = [&](const void *P, size_t N) {
+    size_t Off = B.size();
+    B.insert(B.end(), static_cast<const uint8_t *>(P), static_cast<const uint8_t *>(P) + N);
+    return Off;
+  };
+  size_t ShStrOff = Append(ShStr.data(), ShStr.size());
+  size_t StrOff = Append(Str.data(), Str.size());
+  B.resize((B.size() + 7) & ~size_t(7), 0);
+  size_t SymOff = B.size();
+  for (const Sym &S : Syms) {
+    Elf64_Sym E{};
+    E.st_name = S.Name;
+    E.st_info = ELF64_ST_INFO(S.Name ? STB_GLOBAL : STB_LOCAL, S.Type);
+    E.st_other = S.Other;
+    E.st_shndx = S.Name ? 1 : 0;
+    Append(&E, sizeof E);
+  }
+  size_t ShOff = B.size();
+  Elf64_Shdr Sh[4]{};
+  Sh[1] = {1, SHT_STRTAB, 0, 0, ShStrOff, ShStr.size(), 0, 0, 1, 0};
+  Sh[2] = {11, SHT_STRTAB, 0, 0, StrOff, Str.size(), 0, 0, 1, 0};
+  Sh[3] = {19, SHT_SYMTAB,       0, 0, SymOff, Syms.size() * sizeof(Elf64_Sym), 2, 1,
+           8,  sizeof(Elf64_Sym)};
+  Append(Sh, sizeof Sh);
+  size_t PhOff = B.size();
+  Elf64_Phdr Ph{};
+  Ph.p_type = PT_LOAD;
+  Append(&Ph, sizeof Ph);
+  Elf64_Ehdr Eh{};
+  std::memcpy(Eh.e_ident, ELFMAG, SELFMAG);
+  Eh.e_ident[EI_CLASS] = ELFCLASS64;
+  Eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  Eh.e_ident[EI_VERSION] = EV_CURRENT;
+  Eh.e_type = ET_EXEC;
+  Eh.e_machine = 190; // EM_CUDA
+  Eh.e_version = EV_CURRENT;
+  Eh.e_phoff = PhOff;
+  Eh.e_shoff = ShOff;
+  Eh.e_ehsize = sizeof Eh;
+  Eh.e_phentsize = sizeof(Elf64_Phdr);
+  Eh.e_phnum = 1;
+  Eh.e_shentsize = sizeof(Elf64_Shdr);
+  Eh.e_shnum = 4;
+  Eh.e_shstrndx = 1;
+  std::memcpy(B.data(), &Eh, sizeof Eh);
+  return B;
+}
+
+} // namespace
+
+// What the loader says of a SASS-only image it refuses: its kernels (entry-marked function
+// symbols only), found from a bare pointer (the size from the headers alone).
+TEST(Fatbin, CubinKernelsAndImageSize) {
+  std::vector<uint8_t> C = buildCubin();
+  EXPECT_EQ(elfImageSize(C.data()), C.size());
+  auto K = cubinKernels(C);
+  ASSERT_TRUE(bool(K)) << errorOf(K.takeError());
+  EXPECT_EQ(*K, (std::vector<std::string>{"kern_a", "kern_b"}));
+
+  // Section data past the header tables counts as well.
+  std::vector<uint8_t> Moved = C;
+  Elf64_Ehdr Eh;
+  std::memcpy(&Eh, Moved.data(), sizeof Eh);
+  Elf64_Shdr Sym;
+  std::memcpy(&Sym, Moved.data() + Eh.e_shoff + 3 * sizeof Sym, sizeof Sym);
+  size_t NewOff = Moved.size() + 8;
+  Moved.resize(NewOff, 0);
+  Moved.insert(Moved.end(), C.begin() + Sym.sh_offset, C.begin() + Sym.sh_offset + Sym.sh_size);
+  Sym.sh_offset = NewOff;
+  std::memcpy(Moved.data() + Eh.e_shoff + 3 * sizeof Sym, &Sym, sizeof Sym);
+  EXPECT_EQ(elfImageSize(Moved.data()), Moved.size());
+  K = cubinKernels(Moved);
+  ASSERT_TRUE(bool(K)) << errorOf(K.takeError());
+  EXPECT_EQ(K->size(), 2u);
+
+  // Not a 64-bit little-endian ELF header, or one describing more than 1 GiB: size 0.
+  std::vector<uint8_t> Bad = C;
+  Bad[EI_CLASS] = ELFCLASS32;
+  EXPECT_EQ(elfImageSize(Bad.data()), 0u);
+  Bad = C;
+  uint64_t Far = uint64_t(1) << 31;
+  std::memcpy(Bad.data() + offsetof(Elf64_Ehdr, e_shoff), &Far, 8);
+  EXPECT_EQ(elfImageSize(Bad.data()), 0u);
+  std::vector<uint8_t> NotElf(64, 0x11);
+  EXPECT_EQ(elfImageSize(NotElf.data()), 0u);
+  auto NotKernels = cubinKernels(NotElf);
+  ASSERT_FALSE(bool(NotKernels));
+  EXPECT_NE(errorOf(NotKernels.takeError()).find("not a readable ELF image"), std::string::npos);
 }

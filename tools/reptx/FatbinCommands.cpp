@@ -70,7 +70,7 @@ struct EntryInfo {
   std::string Error;
 };
 
-/// Decodes every PTX entry of the files in parallel to count its kernels.
+/// Decodes every PTX and cubin entry of the files in parallel to count its kernels.
 std::vector<std::vector<EntryInfo>> ptxInfo(const std::vector<FatbinFile> &Files, unsigned Jobs) {
   std::vector<std::vector<EntryInfo>> Info(Files.size());
   std::vector<std::pair<size_t, size_t>> Work; // (file, flat entry index)
@@ -81,11 +81,21 @@ std::vector<std::vector<EntryInfo>> ptxInfo(const std::vector<FatbinFile> &Files
         Flat[FI].push_back(&E);
     Info[FI].resize(Flat[FI].size());
     for (size_t I = 0; I < Flat[FI].size(); ++I)
-      if (Flat[FI][I]->Kind == EntryKind::PTX)
+      if (Flat[FI][I]->Kind == EntryKind::PTX || Flat[FI][I]->Kind == EntryKind::Cubin)
         Work.emplace_back(FI, I);
   }
   llvm::parallelFor(0, Work.size(), [&](size_t W) {
     auto [FI, I] = Work[W];
+    if (Flat[FI][I]->Kind == EntryKind::Cubin) {
+      auto Elf = Files[FI].payload(*Flat[FI][I]);
+      auto Kernels =
+          Elf ? cubinKernels(*Elf) : llvm::Expected<std::vector<std::string>>(Elf.takeError());
+      if (!Kernels)
+        Info[FI][I].Error = llvm::toString(Kernels.takeError());
+      else
+        Info[FI][I].Kernels = unsigned(Kernels->size());
+      return;
+    }
     auto Text = Files[FI].ptxText(*Flat[FI][I]);
     if (!Text)
       Info[FI][I].Error = llvm::toString(Text.takeError());
@@ -175,8 +185,10 @@ int runList(const std::vector<std::string> &Paths, bool Json, unsigned Jobs) {
                           J.attribute("options", E.Aux);
                         } else if (E.Kind == EntryKind::LTOIR) {
                           J.attribute("options", E.Aux);
-                        } else if (!E.Aux.empty()) {
-                          J.attribute("aux_hex", llvm::toHex(E.Aux, /*LowerCase=*/true));
+                        } else {
+                          J.attribute("kernels", int64_t(Info[FI][Flat].Kernels));
+                          if (!E.Aux.empty())
+                            J.attribute("aux_hex", llvm::toHex(E.Aux, /*LowerCase=*/true));
                         }
                         if (!E.Ident.empty())
                           J.attribute("ident", E.Ident);
@@ -214,7 +226,7 @@ int runList(const std::vector<std::string> &Paths, bool Json, unsigned Jobs) {
       for (size_t EI = 0; EI < C.Entries.size(); ++EI, ++Flat) {
         const Entry &E = C.Entries[EI];
         std::string Kernels =
-            E.Kind == EntryKind::PTX ? std::to_string(Info[FI][Flat].Kernels) : std::string("-");
+            E.Kind != EntryKind::LTOIR ? std::to_string(Info[FI][Flat].Kernels) : std::string("-");
         std::string Where = fmt::format("{}@0x{:x}", C.Section, C.Offset);
         if (E.Kind != EntryKind::Cubin && !llvm::StringRef(E.Aux).trim().empty())
           Where += " [" + llvm::StringRef(E.Aux).trim().str() + "]";

@@ -167,4 +167,15 @@ private:
 /// Counts the `.entry` kernels of a PTX text (directive tokens at statement level).
 unsigned countPtxKernels(llvm::StringRef Text);
 
+/// The size of the 64-bit little-endian ELF image at Image as its headers describe it (the
+/// furthest end of the ELF header, the section and program header tables and every section's
+/// data), or 0 when its header is not such an ELF header or describes more than 1 GiB. For an
+/// image handed over as a bare pointer (a cubin given to cuModuleLoadData): it reads the header
+/// and then only the section header table that header places within that 1 GiB.
+uint64_t elfImageSize(const uint8_t *Image);
+
+/// The kernels of a cubin, in symbol-table order: its function symbols marked as CUDA entry
+/// points (st_other 0x10, which nvcc sets on `__global__` functions and not on device ones).
+llvm::Expected<std::vector<std::string>> cubinKernels(llvm::ArrayRef<uint8_t> Elf);
+
 } // namespace reptx::fatbin
