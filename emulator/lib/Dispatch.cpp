@@ -20,8 +20,8 @@ using namespace llvm;
 
 namespace reptx::emulator {
 
-/// Private memory per work-item for a kernel with a dynamic stack, on top of its fixed size.
-constexpr uint32_t DynamicStackBytes = 16 * 1024;
+/// The largest dynamic stack per work-item a dispatch may ask for.
+constexpr uint64_t MaxDynamicStackSize = 1024 * 1024;
 
 char ExecutionError::ID = 0;
 
@@ -206,7 +206,11 @@ Error DispatchRun::setUp(uint64_t DispatchId, uint64_t LoadBase) {
                    Twine(std::min<uint32_t>(K.MaxFlatWorkgroupSize, 1024)));
   // Private (scratch) memory: the fixed size, plus room for a dynamic stack (calls through
   // pointers, recursion) when the kernel has one.
-  Ctx.PrivatePerLane = K.PrivateSegmentFixedSize + (D.usesDynamicStack() ? DynamicStackBytes : 0);
+  if (P.DynamicStackSize > MaxDynamicStackSize)
+    return invalid("dispatch of '" + K.Name + "': a dynamic stack of " + Twine(P.DynamicStackSize) +
+                   " bytes per work-item exceeds " + Twine(MaxDynamicStackSize));
+  Ctx.PrivatePerLane =
+      K.PrivateSegmentFixedSize + (D.usesDynamicStack() ? uint32_t(P.DynamicStackSize) : 0);
   uint64_t Lds = uint64_t(K.GroupSegmentFixedSize) + P.DynamicLdsSize;
   if (Lds > MaxLdsSize)
     return invalid("dispatch of '" + K.Name + "': " + Twine(Lds) + " bytes of LDS exceed " +

@@ -681,6 +681,11 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
   if (CUresult R = writeEnvRegs(*K->Lib, Dims.Cooperative))
     return R;
   LaunchDims D = Dims;
+  {
+    std::lock_guard<std::mutex> L(C->LimitMutex);
+    if (auto It = C->Limits.find(CU_LIMIT_STACK_SIZE); It != C->Limits.end())
+      D.StackSize = uint32_t(std::min<size_t>(It->second, UINT32_MAX));
+  }
   if (M.Wave64Single) {
     // Wave64 single mode (emulator/PtxLaunch.h): the PTX block size in the leading argument,
     // one 64-lane wave per 32-thread warp of a one-dimensional hardware block.

@@ -234,6 +234,10 @@ public:
                                               {D.BlockX, D.BlockY, D.BlockZ}, std::move(Kernargs));
     P.DynamicLdsSize = D.DynamicShared;
     P.Cooperative = D.Cooperative;
+    // Recursion and calls through pointers use the dynamic stack: at least the emulator's
+    // default, and twice the CUDA stack limit the program set (an AMDGPU frame holds more than
+    // the NVIDIA one of the same function: saved registers, wider alignment).
+    P.DynamicStackSize = std::max<uint64_t>(P.DynamicStackSize, 2 * uint64_t(D.StackSize));
     std::lock_guard<std::mutex> L(M);
     auto R = Dev.dispatch(*EC.CO, P);
     Fault = DeviceFault::None;

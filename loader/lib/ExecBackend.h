@@ -23,7 +23,8 @@ struct LaunchDims {
   uint32_t GridX = 1, GridY = 1, GridZ = 1;    // in blocks
   uint32_t BlockX = 1, BlockY = 1, BlockZ = 1; // in threads
   uint32_t DynamicShared = 0;                  // bytes
-  bool Cooperative = false; // every block resident at once (cuLaunchCooperativeKernel)
+  bool Cooperative = false;  // every block resident at once (cuLaunchCooperativeKernel)
+  uint32_t StackSize = 1024; // per thread: the context's CU_LIMIT_STACK_SIZE
 };
 
 /// One explicit kernel argument in the kernarg segment (AMDGPU code object metadata .args).

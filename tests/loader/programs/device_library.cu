@@ -1,7 +1,8 @@
 // What nvcc's device library puts in a kernel: the float and double math functions (inlined PTX
 // sequences), 64-bit division and the integer intrinsics, virtual calls on objects in local
-// memory (a generic pointer to the stack passed through a vtable), recursion, a parameter struct
-// of 804 bytes, and atomics (f32, f64, u64 max, inc with wrap-around, a CAS loop). Math results
+// memory (a generic pointer to the stack passed through a vtable), recursion (also 300 frames
+// deep under a raised cudaLimitStackSize), a parameter struct of 804 bytes, and atomics (f32,
+// f64, u64 max, inc with wrap-around, a CAS loop). Math results
 // are checked against the host's libm within the maximum errors the CUDA C++ Programming Guide
 // documents for each function; everything else exactly.
 #include "check.h"
@@ -321,11 +322,50 @@ void checkAtomics() {
   expect(fmax[0] == vmax, "atomicCAS float maximum", 0);
 }
 
+// Recursion 300 frames deep, each with a local array: more stack than the default, so the
+// program raises cudaLimitStackSize (32 KiB; its frames take about 24 KiB on an NVIDIA GPU).
+__device__ int descend(int n, volatile int *sink) {
+  int local[16];
+  for (int i = 0; i < 16; ++i)
+    local[i] = n + i;
+  if (n == 0)
+    return local[3];
+  int r = descend(n - 1, sink) + local[n % 16];
+  sink[0] = local[5];
+  return r;
+}
+__global__ void deepRecursion(int *o, volatile int *sink) {
+  o[threadIdx.x] = descend(280 + threadIdx.x, sink);
+}
+
+void checkDeepRecursion() {
+  CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 32768));
+  size_t limit = 0;
+  CHECK(cudaDeviceGetLimit(&limit, cudaLimitStackSize));
+  expect(limit == 32768, "cudaLimitStackSize", long(limit));
+  int *o, *sink;
+  CHECK(cudaMalloc(&o, 32 * sizeof(int)));
+  CHECK(cudaMalloc(&sink, sizeof(int)));
+  deepRecursion<<<1, 32>>>(o, sink);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  std::vector<int> got = toHost(o, 32);
+  for (int t = 0; t < 32; ++t) {
+    int n = 280 + t, want = 3; // descend(0) = local[3] = 3
+    for (int m = 1; m <= n; ++m)
+      want += m + m % 16;
+    expect(got[t] == want, "deep recursion", t);
+  }
+  CHECK(cudaFree(o));
+  CHECK(cudaFree(sink));
+}
+
 int main() {
   checkMath();
   checkIntegers();
   checkCalls();
   checkAtomics();
+  checkDeepRecursion();
   if (failures)
     return 1;
   std::printf("PASS\n");

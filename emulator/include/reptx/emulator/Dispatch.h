@@ -33,6 +33,9 @@ struct DispatchParams {
   std::vector<uint8_t> Kernargs;
   // LDS bytes beyond the kernel's static group segment, per work-group.
   uint32_t DynamicLdsSize = 0;
+  // Private memory per work-item on top of the kernel's fixed size when it has a dynamic stack
+  // (calls through pointers, recursion); at most MaxDynamicStackSize.
+  uint64_t DynamicStackSize = 16 * 1024;
   // A wave that executes more instructions than this stops the dispatch (runaway loops).
   uint64_t MaxInstructionsPerWave = uint64_t(1) << 26;
   // Every work-group resident at once (a cooperative launch, cuLaunchCooperativeKernel): their
