@@ -153,7 +153,7 @@ const Spec Specs[] = {
   {"prefetchu", "memory", "9.7.9.15", 1, 1, "!level:L1"},
   {"applypriority", "memory", "9.7.9.16", 2, 2, "space:global !level:L2::evict_normal"},
   {"discard", "memory", "9.7.9.17", 2, 2, "space:global !level:L2 L2::evict_normal"},
-  {"createpolicy", "memory", "9.7.9.18", 2, 4, "any*6:fractional,range,cvt,L2::evict_last,L2::evict_normal,L2::evict_first,L2::evict_unchanged,b64"},
+  {"createpolicy", "memory", "9.7.9.18", 1, 4, "any*6:fractional,range,cvt,global,L2,L2::evict_last,L2::evict_normal,L2::evict_first,L2::evict_unchanged,b64"},
   {"isspacep", "memory", "9.7.9.19", 2, 2, "!space:" SPACES},
   {"cvta", "memory", "9.7.9.20", 2, 2, "to !space:" SPACES " !type:u32,u64"},
   {"cvt", "convert", "9.7.9.21", 2, 4, "rnd:" RND ",rni,rzi,rmi,rpi,rna,rs ftz sat satfinite relu pack !type*3:" CVTTYPES},

@@ -56,10 +56,57 @@ Error liftMemory(FunctionLifter &L, const ptx::Instruction &I) {
   }
   if (Op == "cp")
     return liftCpAsync(L, I);
-  if (Op == "prefetch" || Op == "prefetchu") {
+  if (Op == "prefetch" || Op == "prefetchu" || Op == "applypriority" || Op == "discard") {
     // prefetch/prefetchu (9.7.9.15) only bring a line closer to the thread: no value, no fault.
-    // Caches that fill on demand make it a no-op.
+    // Caches that fill on demand make it a no-op. applypriority (9.7.9.16) changes a line's
+    // eviction priority; discard (9.7.9.17) leaves the line's contents undefined, of which
+    // leaving them unchanged is one outcome.
     return Error::success();
+  }
+  if (Op == "createpolicy") {
+    // createpolicy (9.7.9.18): an opaque 64-bit cache eviction policy that only the
+    // .L2::cache_hint operand of memory instructions reads, and reptx ignores those hints. The
+    // value still tells policies apart: the priorities (evict_normal 0, _first 1, _last 2,
+    // _unchanged 3; the secondary one in bits 2-3), the kind (fractional 1, range 2) in bits 4-5,
+    // and a fraction's bits in the upper half; .cvt passes the CUDA access property through.
+    if (L.hasMod(".cvt")) {
+      if (I.Ops.size() != 2)
+        return L.unsupported();
+      auto V = L.read(I.Ops[1], B.getInt64Ty());
+      if (!V)
+        return V.takeError();
+      return L.write(I.Ops[0], *V);
+    }
+    bool Fractional = L.hasMod(".fractional"), Range = L.hasMod(".range");
+    if (Fractional == Range || (Fractional && I.Ops.size() > 2) || (Range && I.Ops.size() != 4))
+      return L.unsupported();
+    uint64_t Bits = Fractional ? 0x10 : 0x20;
+    unsigned Seen = 0;
+    for (StringRef M : I.Mods) {
+      uint64_t P = StringSwitch<uint64_t>(M)
+                       .Case(".L2::evict_normal", 0)
+                       .Case(".L2::evict_first", 1)
+                       .Case(".L2::evict_last", 2)
+                       .Case(".L2::evict_unchanged", 3)
+                       .Default(4);
+      if (P != 4)
+        Bits |= P << (2 * Seen++);
+    }
+    if (Seen == 0 || Seen > 2)
+      return L.unsupported();
+    Value *Policy = B.getInt64(Bits);
+    if (Fractional) {
+      Value *Fraction = ConstantFP::get(B.getFloatTy(), 1.0); // the default fraction
+      if (I.Ops.size() == 2) {
+        auto F = L.read(I.Ops[1], B.getFloatTy());
+        if (!F)
+          return F.takeError();
+        Fraction = *F;
+      }
+      Value *FBits = B.CreateZExt(B.CreateBitCast(Fraction, B.getInt32Ty()), B.getInt64Ty());
+      Policy = B.CreateOr(Policy, B.CreateShl(FBits, 32));
+    }
+    return L.write(I.Ops[0], Policy);
   }
   if (Op == "isspacep") {
     // isspacep.space p, a (9.7.9.19): whether the generic address a is in the space's window.

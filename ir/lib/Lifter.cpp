@@ -937,7 +937,8 @@ ArrayRef<StringRef> liftedFamilies() {
       // LiftConvert.cpp, LiftConvertHalf.cpp, LiftMove.cpp
       "cvt", "mov",
       // LiftMemory.cpp, LiftAsyncCopy.cpp
-      "ld", "ldu", "st", "prefetch", "prefetchu", "isspacep", "cvta", "cp",
+      "ld", "ldu", "st", "prefetch", "prefetchu", "applypriority", "discard", "createpolicy",
+      "isspacep", "cvta", "cp",
       // LiftAtomic.cpp
       "atom", "red",
       // LiftWarp.cpp

@@ -1,5 +1,6 @@
 // Memory (PTX ISA 9.7.9.8-9.7.9.16): ld/st in every state space and vector width, .volatile,
-// .relaxed/.acquire/.release with scopes, .nc and ldu, cache hints, prefetch, cp.async, local
+// .relaxed/.acquire/.release with scopes, .nc and ldu, cache hints and eviction policies
+// (createpolicy, applypriority, discard), prefetch, cp.async, local
 // stack arrays, static and dynamic shared memory. Data comes from the per-thread inputs and the
 // scratch buffer; the expected values are the stored ones.
 #include "../Conformance.h"
@@ -183,6 +184,32 @@ void addMemoryCases(CaseList &L) {
       [W, Lo](RefContext &C) {
         for (size_t T = 0; T < C.In.size(); ++T)
           C.Out[T][0] = Lo(W[T]);
+      },
+      W));
+  // Cache eviction policies (9.7.9.16-18): createpolicy in its three forms feeding the
+  // .L2::cache_hint operand of loads and a store, applypriority, and discard of a line no thread
+  // reads. The policies are opaque: the data must be what it would be without them.
+  L.push_back(Mem(
+      "cache_policy", {"u32"}, {"u32", "u32"},
+      at(8) + " createpolicy.fractional.L2::evict_last.b64 %rd10, 0f3F000000;\n"
+              " createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %rd11;\n"
+              " createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %rd12, [%rd9], "
+              "64, 128;\n"
+              " createpolicy.cvt.L2.b64 %rd13, %rd10;\n"
+              " applypriority.global.L2::evict_normal [%rd9], 128;\n"
+              " ld.global.L2::cache_hint.u32 %d0, [%rd9], %rd10;\n"
+              " ld.global.nc.L2::cache_hint.u32 %r10, [%rd9+4], %rd11;\n"
+              " add.u32 %r10, %r10, %a0;\n"
+              " st.global.L2::cache_hint.u32 [%rd9+4], %r10, %rd12;\n"
+              " ld.global.L2::cache_hint.u32 %d1, [%rd9+4], %rd13;\n"
+              " add.u64 %rd14, %scratch, 1024;\n discard.global.L2 [%rd14], 128;",
+      ids(N),
+      [W, Lo](RefContext &C) {
+        for (size_t T = 0; T < C.In.size(); ++T) {
+          C.Out[T][0] = Lo(W[T]);
+          C.Out[T][1] = ((W[T] >> 32) + T) & 0xffffffff;
+          C.Scratch[T] = Lo(W[T]) | (C.Out[T][1] << 32);
+        }
       },
       W));
   // A stack array indexed dynamically: local memory (5.1.5).
