@@ -177,6 +177,7 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
     log().error("{}", Message);
     L.Failures[Kernel] = Message;
   }
+  auto Compiled = std::chrono::steady_clock::now();
   if (!CM->CodeObject.empty()) {
     auto Code = D.Backend->load(CM->CodeObject);
     if (!Code) {
@@ -189,6 +190,11 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
     heapAttach(D, *L.Code);   // device malloc: and at the heap
   }
   auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
+  log().debug("{}: {:.1f} ms to compile or find in the cache, {:.1f} ms to load {} bytes", L.Name,
+              std::chrono::duration<double, std::milli>(Compiled - Start).count(),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Compiled)
+                  .count(),
+              CM->CodeObject.size());
   log().info("{}: {} kernel(s) for {} in {:.1f} ms ({}, {} failed)", L.Name, CM->Kernels.size(),
              D.Backend->arch(), Ms.count(), CM->Origin, CM->Failures.size());
   return L.CompileResult = CUDA_SUCCESS;
