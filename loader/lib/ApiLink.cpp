@@ -8,6 +8,7 @@
 // device on first use like any other module.
 #include "Driver.h"
 #include "Images.h"
+#include "JitLog.h"
 #include "Trace.h"
 #include "reptx/frontend-ptx/Link.h"
 
@@ -28,32 +29,6 @@ using namespace reptx::loader;
 namespace {
 
 constexpr uint32_t LinkMagic = 0x524c4e4b; // a CUlinkState of this library
-
-/// A log buffer given by CU_JIT_{INFO,ERROR}_LOG_BUFFER and its _SIZE_BYTES option: messages are
-/// appended, the buffer always holds as much of them as fits with a terminating NUL, and the size
-/// option's slot is overwritten with the bytes filled (terminator included), as the CUDA Driver
-/// API documents for CUjit_option.
-struct LogSink {
-  char *Buffer = nullptr;
-  size_t Capacity = 0;
-  void **SizeSlot = nullptr; // the caller's optionValues entry of the _SIZE_BYTES option
-  std::string Text;
-
-  void add(const std::string &Line) {
-    Text += Line;
-    Text += '\n';
-    publish();
-  }
-  void publish() {
-    if (!Buffer || !Capacity)
-      return;
-    size_t N = std::min(Text.size(), Capacity - 1);
-    std::memcpy(Buffer, Text.data(), N);
-    Buffer[N] = '\0';
-    if (SizeSlot)
-      *SizeSlot = reinterpret_cast<void *>(uintptr_t(Text.empty() ? 0 : N + 1));
-  }
-};
 
 /// What one input defines and declares `.extern` (for the undefined-reference check).
 struct InputSymbols {
@@ -160,21 +135,9 @@ CUresult createLink(unsigned NumOptions, CUjit_option *Options, void **Values, C
   auto S = std::make_unique<LinkState>();
   for (unsigned I = 0; I < NumOptions; ++I) {
     auto Word = reinterpret_cast<uintptr_t>(Values[I]);
+    if (takeLogOption(Options[I], &Values[I], S->Info, S->Error))
+      continue;
     switch (Options[I]) {
-    case CU_JIT_INFO_LOG_BUFFER:
-      S->Info.Buffer = static_cast<char *>(Values[I]);
-      break;
-    case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
-      S->Info.Capacity = unsigned(Word);
-      S->Info.SizeSlot = &Values[I];
-      break;
-    case CU_JIT_ERROR_LOG_BUFFER:
-      S->Error.Buffer = static_cast<char *>(Values[I]);
-      break;
-    case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
-      S->Error.Capacity = unsigned(Word);
-      S->Error.SizeSlot = &Values[I];
-      break;
     case CU_JIT_WALL_TIME:
       S->WallTimeSlot = &Values[I];
       break;
@@ -189,13 +152,8 @@ CUresult createLink(unsigned NumOptions, CUjit_option *Options, void **Values, C
       break;
     }
   }
-  // Nothing logged yet: empty buffers, and size slots that say so.
-  for (LogSink *Sink : {&S->Info, &S->Error}) {
-    if (Sink->Buffer && Sink->Capacity)
-      Sink->Buffer[0] = '\0';
-    if (Sink->SizeSlot)
-      *Sink->SizeSlot = nullptr;
-  }
+  S->Info.clear();
+  S->Error.clear();
   std::lock_guard<std::mutex> L(statesMutex());
   *Out = reinterpret_cast<CUlinkState>(S.get());
   states().insert(S.release());

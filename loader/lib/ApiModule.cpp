@@ -2,6 +2,7 @@
 #include "Driver.h"
 #include "Graph.h"
 #include "Images.h"
+#include "JitLog.h"
 #include "Printf.h"
 #include "Trace.h"
 #include "reptx/frontend-ptx/Link.h"
@@ -713,6 +714,38 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
 
 // ------------------------------------------------------------------ libraries
 
+namespace {
+
+/// loadLibrary, filling the JIT log buffers among the options: the error lines that refused the
+/// image (a parse error names file:line:col), or one info line. The image's kernels compile when
+/// first used, so a kernel that does not recompile is reported then, not here.
+CUresult loadWithJitLog(const void *Image, Library *&Out, unsigned NumOptions,
+                        CUjit_option *Options, void **Values) {
+  if (NumOptions && (!Options || !Values))
+    return CUDA_ERROR_INVALID_VALUE;
+  LogSink Info, Error;
+  for (unsigned I = 0; I < NumOptions; ++I)
+    takeLogOption(Options[I], &Values[I], Info, Error);
+  Info.clear();
+  Error.clear();
+  CUresult R;
+  {
+    ErrorCapture Capture;
+    R = loadLibrary(Image, Out);
+    for (const std::string &Line : Capture.lines())
+      Error.add("error   : " + Line);
+  }
+  if (R)
+    return R;
+  Info.add(llvm::formatv("info    : {0}: {1} bytes of PTX, recompiled for the device when first "
+                         "used",
+                         Out->Name, Out->Ptx.size())
+               .str());
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
 CUresult cuLibraryLoadData(CUlibrary *Lib, const void *Code, CUjit_option *JitOptions,
                            void **JitValues, unsigned int NumJitOptions,
                            CUlibraryOption *LibOptions, void **LibValues,
@@ -722,7 +755,7 @@ CUresult cuLibraryLoadData(CUlibrary *Lib, const void *Code, CUjit_option *JitOp
   if (!Lib)
     return CUDA_ERROR_INVALID_VALUE;
   Library *L;
-  if (CUresult R = loadLibrary(Code, L))
+  if (CUresult R = loadWithJitLog(Code, L, NumJitOptions, JitOptions, JitValues))
     return R;
   *Lib = reinterpret_cast<CUlibrary>(L);
   return CUDA_SUCCESS;
@@ -740,7 +773,8 @@ CUresult cuLibraryLoadFromFile(CUlibrary *Lib, const char *File, CUjit_option *J
   if (!Buf)
     return CUDA_ERROR_FILE_NOT_FOUND;
   Library *L;
-  if (CUresult R = loadLibrary((*Buf)->getBufferStart(), L))
+  if (CUresult R =
+          loadWithJitLog((*Buf)->getBufferStart(), L, NumJitOptions, JitOptions, JitValues))
     return R;
   *Lib = reinterpret_cast<CUlibrary>(L);
   return CUDA_SUCCESS;
@@ -839,15 +873,17 @@ CUresult cuKernelSetCacheConfig(CUkernel K, CUfunc_cache Config, CUdevice Dev) {
 
 // ------------------------------------------------------------------ modules
 
-CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
-  REPTX_TRACE(cuModuleLoadData, Mod, Image);
+namespace {
+
+CUresult loadModule(CUmodule *Mod, const void *Image, unsigned NumOptions, CUjit_option *Options,
+                    void **Values) {
   if (!Mod)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
   if (CUresult R = currentOrError(C))
     return R;
   Library *L;
-  if (CUresult R = loadLibrary(Image, L))
+  if (CUresult R = loadWithJitLog(Image, L, NumOptions, Options, Values))
     return R;
   L->Owner = C;
   {
@@ -858,10 +894,17 @@ CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
   return CUDA_SUCCESS;
 }
 
+} // namespace
+
+CUresult cuModuleLoadData(CUmodule *Mod, const void *Image) {
+  REPTX_TRACE(cuModuleLoadData, Mod, Image);
+  return loadModule(Mod, Image, 0, nullptr, nullptr);
+}
+
 CUresult cuModuleLoadDataEx(CUmodule *Mod, const void *Image, unsigned int NumOptions,
                             CUjit_option *Options, void **OptionValues) {
   REPTX_TRACE(cuModuleLoadDataEx, Mod, Image, NumOptions, Options, OptionValues);
-  return cuModuleLoadData(Mod, Image);
+  return loadModule(Mod, Image, NumOptions, Options, OptionValues);
 }
 
 CUresult cuModuleLoadFatBinary(CUmodule *Mod, const void *Image) {

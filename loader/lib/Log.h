@@ -4,9 +4,30 @@
 
 #include <spdlog/spdlog.h>
 
+#include <string>
+#include <vector>
+
 namespace reptx::loader {
 
 spdlog::logger &log();
+/// What REPTX_LOG sets: the lowest level written to stderr (errors reach the logger anyway, for
+/// ErrorCapture).
+void setLogLevel(spdlog::level::level_enum Level);
+
+/// The error lines logged on this thread while it lives, whatever REPTX_LOG says (what a driver
+/// call that failed tells its caller in a JIT error log buffer).
+class ErrorCapture {
+public:
+  ErrorCapture();
+  ~ErrorCapture();
+  ErrorCapture(const ErrorCapture &) = delete;
+  ErrorCapture &operator=(const ErrorCapture &) = delete;
+  const std::vector<std::string> &lines() const { return Lines; }
+
+private:
+  std::vector<std::string> Lines;
+  std::vector<std::string> *Outer;
+};
 
 /// REPTX_LOG=trace, read once when the library is loaded: the one branch each entry point takes
 /// for tracing (Trace.h).

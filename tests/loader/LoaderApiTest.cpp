@@ -260,6 +260,57 @@ TEST_F(LoaderApi, ToolsTablesAndQueryOnlyLimits) {
   EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED, 1), CUDA_SUCCESS);
 }
 
+// cuModuleLoadDataEx and cuLibraryLoadData fill the JIT log buffers (CU_JIT_*_LOG_BUFFER): the
+// parse errors that refused an image, with their lines and columns, whatever REPTX_LOG says, and
+// the size options overwritten with the bytes written; an image that loads leaves an info line
+// and an empty error log.
+TEST_F(LoaderApi, ModuleLoadFillsTheJitLogs) {
+  CUcontext Primary;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  const char *Bad = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                    ".visible .entry bad()\n{\n bogus.u32 %r1;\n}\n";
+  const char *Good = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                     ".visible .entry good()\n{\n ret;\n}\n";
+  char Info[512], Error[512];
+  CUjit_option Options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  auto Values = [&](std::vector<void *> &V) {
+    V = {Info, reinterpret_cast<void *>(sizeof Info), Error,
+         reinterpret_cast<void *>(sizeof Error)};
+    std::memset(Info, 'x', sizeof Info);
+    std::memset(Error, 'x', sizeof Error);
+  };
+  std::vector<void *> V;
+  Values(V);
+  CUmodule M = nullptr;
+  EXPECT_EQ(cuModuleLoadDataEx(&M, Bad, 4, Options, V.data()), CUDA_ERROR_INVALID_PTX);
+  std::string E = Error;
+  EXPECT_NE(E.find(":6:2: error: unknown instruction 'bogus'"), std::string::npos) << E;
+  EXPECT_EQ(reinterpret_cast<size_t>(V[3]), E.size() + 1);
+  EXPECT_EQ(Info[0], '\0');
+  EXPECT_EQ(V[1], nullptr);
+
+  Values(V);
+  ASSERT_EQ(cuModuleLoadDataEx(&M, Good, 4, Options, V.data()), CUDA_SUCCESS);
+  EXPECT_EQ(Error[0], '\0');
+  EXPECT_EQ(V[3], nullptr);
+  std::string I = Info;
+  EXPECT_NE(I.find("bytes of PTX"), std::string::npos) << I;
+  EXPECT_EQ(reinterpret_cast<size_t>(V[1]), I.size() + 1);
+  CUfunction F;
+  EXPECT_EQ(cuModuleGetFunction(&F, M, "good"), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+
+  // A buffer too small keeps what fits, NUL-terminated.
+  V = {Info, reinterpret_cast<void *>(sizeof Info), Error, reinterpret_cast<void *>(size_t(10))};
+  CUlibrary Lib = nullptr;
+  EXPECT_EQ(cuLibraryLoadData(&Lib, Bad, Options, V.data(), 4, nullptr, nullptr, 0),
+            CUDA_ERROR_INVALID_PTX);
+  EXPECT_EQ(std::string(Error), "error   :");
+  EXPECT_EQ(reinterpret_cast<size_t>(V[3]), 10u);
+}
+
 // One device: its PCI bus id names it back, it has no peer (a device with itself is not a pair),
 // and there is no L2 persistence or GPUDirect RDMA to reset or flush.
 TEST_F(LoaderApi, DeviceIdentityWithoutPeers) {

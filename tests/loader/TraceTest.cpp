@@ -68,7 +68,7 @@ CUresult outer(const char *Name, CUdeviceptr Dst) {
 std::string tracedOutput(bool Enabled) {
   bool Saved = TraceEnabled;
   TraceEnabled = Enabled;
-  log().set_level(spdlog::level::trace);
+  setLogLevel(spdlog::level::trace);
   testing::internal::CaptureStderr();
   CUresult R = outer("k", 0x1000);
   EXPECT_EQ(inner(3), CUDA_SUCCESS);
