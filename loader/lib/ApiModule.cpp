@@ -849,6 +849,67 @@ CUresult cuKernelGetLibrary(CUlibrary *Out, CUkernel K) {
   return CUDA_SUCCESS;
 }
 
+namespace {
+
+/// The kernels (`.entry` definitions) of a library, in their order in its PTX.
+std::vector<std::string> entryNames(const Library &L) {
+  std::vector<std::string> Names;
+  for (const ptx::TopLevel &T : L.Parsed->Items)
+    if (T.K == ptx::TopLevel::Func && T.F->IsEntry && T.F->Body)
+      Names.push_back(T.F->Name.str());
+  return Names;
+}
+
+CUresult kernelCount(const void *Handle, unsigned *Count) {
+  Library *L = asLibrary(Handle);
+  if (!L)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!Count)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Count = unsigned(entryNames(*L).size());
+  return CUDA_SUCCESS;
+}
+
+/// At most Max kernel handles of a library, in PTX order.
+CUresult enumerateKernels(const void *Handle, void **Out, unsigned Max) {
+  Library *L = asLibrary(Handle);
+  if (!L)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!Out && Max)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::vector<std::string> Names = entryNames(*L);
+  for (unsigned I = 0; I < Max && I < Names.size(); ++I) {
+    Kernel *K;
+    if (CUresult R = getKernel(L, Names[I].c_str(), K))
+      return R;
+    Out[I] = K;
+  }
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
+CUresult cuLibraryGetKernelCount(unsigned int *Count, CUlibrary Lib) {
+  REPTX_TRACE(cuLibraryGetKernelCount, Count, Lib);
+  return kernelCount(Lib, Count);
+}
+
+CUresult cuLibraryEnumerateKernels(CUkernel *Kernels, unsigned int NumKernels, CUlibrary Lib) {
+  REPTX_TRACE(cuLibraryEnumerateKernels, Kernels, NumKernels, Lib);
+  return enumerateKernels(Lib, reinterpret_cast<void **>(Kernels), NumKernels);
+}
+
+CUresult cuModuleGetFunctionCount(unsigned int *Count, CUmodule Mod) {
+  REPTX_TRACE(cuModuleGetFunctionCount, Count, Mod);
+  return kernelCount(Mod, Count);
+}
+
+CUresult cuModuleEnumerateFunctions(CUfunction *Functions, unsigned int NumFunctions,
+                                    CUmodule Mod) {
+  REPTX_TRACE(cuModuleEnumerateFunctions, Functions, NumFunctions, Mod);
+  return enumerateKernels(Mod, reinterpret_cast<void **>(Functions), NumFunctions);
+}
+
 CUresult cuKernelGetName(const char **Name, CUkernel K) {
   REPTX_TRACE(cuKernelGetName, Name, K);
   Kernel *Kr = asKernel(K);

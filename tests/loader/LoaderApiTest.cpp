@@ -263,15 +263,17 @@ TEST_F(LoaderApi, ToolsTablesAndQueryOnlyLimits) {
 // cuModuleLoadDataEx and cuLibraryLoadData fill the JIT log buffers (CU_JIT_*_LOG_BUFFER): the
 // parse errors that refused an image, with their lines and columns, whatever REPTX_LOG says, and
 // the size options overwritten with the bytes written; an image that loads leaves an info line
-// and an empty error log.
-TEST_F(LoaderApi, ModuleLoadFillsTheJitLogs) {
+// and an empty error log; the kernels of what loaded are counted and enumerated in PTX order.
+TEST_F(LoaderApi, ModuleLoadFillsTheJitLogsAndEnumeratesKernels) {
   CUcontext Primary;
   ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
   const char *Bad = ".version 8.0\n.target sm_80\n.address_size 64\n"
                     ".visible .entry bad()\n{\n bogus.u32 %r1;\n}\n";
   const char *Good = ".version 8.0\n.target sm_80\n.address_size 64\n"
-                     ".visible .entry good()\n{\n ret;\n}\n";
+                     ".visible .entry good()\n{\n ret;\n}\n"
+                     ".func helper()\n{\n ret;\n}\n"
+                     ".visible .entry good2()\n{\n ret;\n}\n";
   char Info[512], Error[512];
   CUjit_option Options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                             CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -298,9 +300,32 @@ TEST_F(LoaderApi, ModuleLoadFillsTheJitLogs) {
   std::string I = Info;
   EXPECT_NE(I.find("bytes of PTX"), std::string::npos) << I;
   EXPECT_EQ(reinterpret_cast<size_t>(V[1]), I.size() + 1);
+  // Its kernels, counted and enumerated in PTX order (the .func is none of them).
+  unsigned Count = 0;
+  ASSERT_EQ(cuModuleGetFunctionCount(&Count, M), CUDA_SUCCESS);
+  EXPECT_EQ(Count, 2u);
+  CUfunction Fs[3] = {};
+  ASSERT_EQ(cuModuleEnumerateFunctions(Fs, 3, M), CUDA_SUCCESS);
+  const char *N0 = nullptr, *N1 = nullptr;
+  ASSERT_EQ(cuFuncGetName(&N0, Fs[0]), CUDA_SUCCESS);
+  ASSERT_EQ(cuFuncGetName(&N1, Fs[1]), CUDA_SUCCESS);
+  EXPECT_STREQ(N0, "good");
+  EXPECT_STREQ(N1, "good2");
+  EXPECT_EQ(Fs[2], nullptr);
   CUfunction F;
   EXPECT_EQ(cuModuleGetFunction(&F, M, "good"), CUDA_SUCCESS);
+  EXPECT_EQ(F, Fs[0]);
   EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  CUlibrary GoodLib = nullptr;
+  ASSERT_EQ(cuLibraryLoadData(&GoodLib, Good, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuLibraryGetKernelCount(&Count, GoodLib), CUDA_SUCCESS);
+  EXPECT_EQ(Count, 2u);
+  CUkernel Ks[1] = {};
+  ASSERT_EQ(cuLibraryEnumerateKernels(Ks, 1, GoodLib), CUDA_SUCCESS);
+  ASSERT_EQ(cuKernelGetName(&N0, Ks[0]), CUDA_SUCCESS);
+  EXPECT_STREQ(N0, "good");
+  EXPECT_EQ(cuLibraryUnload(GoodLib), CUDA_SUCCESS);
 
   // A buffer too small keeps what fits, NUL-terminated.
   V = {Info, reinterpret_cast<void *>(sizeof Info), Error, reinterpret_cast<void *>(size_t(10))};

@@ -817,6 +817,8 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int nu
 CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
 CUresult cuModuleUnload(CUmodule hmod);
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
+CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
+CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name);
 
 // JIT linking ("Module Management": cuLink*). The unsuffixed names are the CUDA 5.5 ABIs, with
@@ -855,6 +857,8 @@ CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library
 CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
 CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
 CUresult cuKernelGetName(const char **name, CUkernel hfunc);
+CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib);
+CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib);
 CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev);
 CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev);
 CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev);
