@@ -565,6 +565,36 @@ CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned int Flags, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
+// With execution affinity (a share of the SMs) or CIG (a device shared with a graphics API),
+// which reptx's contexts do not offer: an SM count of at least the whole device is no limit.
+CUresult cuCtxCreate_v3(CUcontext *Ctx, CUexecAffinityParam *Params, int NumParams,
+                        unsigned int Flags, CUdevice Dev) {
+  REPTX_TRACE(cuCtxCreate_v3, Ctx, Params, NumParams, Flags, Dev);
+  Device *D;
+  if (CUresult R = deviceOrError(Dev, D))
+    return R;
+  if (NumParams < 0 || (NumParams && !Params))
+    return CUDA_ERROR_INVALID_VALUE;
+  for (int I = 0; I < NumParams; ++I) {
+    if (Params[I].type != CU_EXEC_AFFINITY_TYPE_SM_COUNT)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (Params[I].param.smCount.val <
+        unsigned(attribute(*D, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)))
+      return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+  }
+  return cuCtxCreate_v2(Ctx, Flags, Dev);
+}
+
+CUresult cuCtxCreate_v4(CUcontext *Ctx, CUctxCreateParams *Params, unsigned int Flags,
+                        CUdevice Dev) {
+  REPTX_TRACE(cuCtxCreate_v4, Ctx, Params, Flags, Dev);
+  if (!Params)
+    return cuCtxCreate_v2(Ctx, Flags, Dev);
+  if (Params->cigParams)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  return cuCtxCreate_v3(Ctx, Params->execAffinityParams, Params->numExecAffinityParams, Flags, Dev);
+}
+
 CUresult cuCtxDestroy_v2(CUcontext Ctx) {
   REPTX_TRACE(cuCtxDestroy_v2, Ctx);
   if (!drv().validContext(Ctx))

@@ -1194,6 +1194,19 @@ CUresult cuStreamGetCtx_ptsz(CUstream S, CUcontext *C) {
   return streamCtx(S, C);
 }
 
+// A stream of a context, never of a green context (reptx has none).
+CUresult cuStreamGetCtx_v2(CUstream S, CUcontext *C, CUgreenCtx *Green) {
+  REPTX_TRACE(cuStreamGetCtx_v2, S, C, Green);
+  if (!C || !Green)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Green = nullptr;
+  return streamCtx(S, C);
+}
+CUresult cuStreamGetCtx_v2_ptsz(CUstream S, CUcontext *C, CUgreenCtx *Green) {
+  REPTX_TRACE(cuStreamGetCtx_v2_ptsz, S, C, Green);
+  return cuStreamGetCtx_v2(S, C, Green);
+}
+
 static CUresult hostFunc(CUstream S, CUhostFn Fn, void *Data) {
   Context *C;
   if (CUresult R = streamContext(S, C))

@@ -336,6 +336,44 @@ TEST_F(LoaderApi, ModuleLoadFillsTheJitLogsAndEnumeratesKernels) {
   EXPECT_EQ(reinterpret_cast<size_t>(V[3]), 10u);
 }
 
+// CUDA 13's cuda.h makes cuCtxCreate cuCtxCreate_v4 (a parameter structure): a driver-API
+// program built against it creates contexts through it; an execution affinity of fewer SMs than
+// the device has, or CIG, is not offered. cuStreamGetCtx_v2 names no green context.
+TEST_F(LoaderApi, CudaThirteenContextCreation) {
+  CUcontext Saved = nullptr;
+  ASSERT_EQ(cuCtxGetCurrent(&Saved), CUDA_SUCCESS);
+  CUcontext C = nullptr;
+  ASSERT_EQ(cuCtxCreate_v4(&C, nullptr, 0, 0), CUDA_SUCCESS);
+  CUcontext Current = nullptr;
+  ASSERT_EQ(cuCtxGetCurrent(&Current), CUDA_SUCCESS);
+  EXPECT_EQ(Current, C);
+  CUstream S = nullptr;
+  ASSERT_EQ(cuStreamCreate(&S, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  CUcontext Of = nullptr;
+  CUgreenCtx Green = reinterpret_cast<CUgreenCtx>(1);
+  ASSERT_EQ(cuStreamGetCtx_v2(S, &Of, &Green), CUDA_SUCCESS);
+  EXPECT_EQ(Of, C);
+  EXPECT_EQ(Green, nullptr);
+  EXPECT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxDestroy_v2(C), CUDA_SUCCESS);
+
+  int Sms = 0;
+  ASSERT_EQ(cuDeviceGetAttribute(&Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_SUCCESS);
+  CUexecAffinityParam Affinity{};
+  Affinity.type = CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+  Affinity.param.smCount.val = unsigned(Sms);
+  CUctxCreateParams Params{&Affinity, 1, nullptr};
+  ASSERT_EQ(cuCtxCreate_v4(&C, &Params, 0, 0), CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxDestroy_v2(C), CUDA_SUCCESS);
+  Affinity.param.smCount.val = 1;
+  EXPECT_EQ(cuCtxCreate_v4(&C, &Params, 0, 0), CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
+  CUctxCigParam Cig{CIG_DATA_TYPE_NV_BLOB, nullptr};
+  CUctxCreateParams WithCig{nullptr, 0, &Cig};
+  EXPECT_EQ(cuCtxCreate_v4(&C, &WithCig, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(cuCtxCreate_v4(&C, nullptr, 0, 7), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(cuCtxSetCurrent(Saved), CUDA_SUCCESS);
+}
+
 // One device: its PCI bus id names it back, it has no peer (a device with itself is not a pair),
 // and there is no L2 persistence or GPUDirect RDMA to reset or flush.
 TEST_F(LoaderApi, DeviceIdentityWithoutPeers) {

@@ -31,6 +31,7 @@ typedef uint64_t cuuint64_t;
 
 // Opaque handles: pointers to objects the driver owns (reptx: loader/lib/Driver.h).
 typedef struct CUcontextObject *CUcontext;
+typedef struct CUgreenCtxObject *CUgreenCtx;
 typedef struct CUmoduleObject *CUmodule;
 typedef struct CUfunctionObject *CUfunction;
 typedef struct CUlibraryObject *CUlibrary;
@@ -60,6 +61,7 @@ typedef enum CUresultCode : int {
   CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
   CUDA_ERROR_UNSUPPORTED_LIMIT = 215,
   CUDA_ERROR_INVALID_PTX = 218,
+  CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY = 224,
   CUDA_ERROR_INVALID_SOURCE = 300,
   CUDA_ERROR_FILE_NOT_FOUND = 301,
   CUDA_ERROR_OPERATING_SYSTEM = 304,
@@ -741,6 +743,37 @@ typedef enum CUdriverProcAddressQueryCode : int {
   CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
 } CUdriverProcAddressQueryResult;
 
+// ---------------------------------------------------------------------- contexts
+
+/// CUexecAffinityParam: cuCtxCreate_v3/_v4 (limits a context to some SMs).
+typedef enum CUexecAffinityType_enum : int {
+  CU_EXEC_AFFINITY_TYPE_SM_COUNT = 0,
+  CU_EXEC_AFFINITY_TYPE_MAX,
+} CUexecAffinityType;
+typedef struct CUexecAffinitySmCount_st {
+  unsigned int val;
+} CUexecAffinitySmCount;
+typedef struct CUexecAffinityParam_st {
+  CUexecAffinityType type;
+  union {
+    CUexecAffinitySmCount smCount;
+  } param;
+} CUexecAffinityParam;
+/// CUctxCigParam: cuCtxCreate_v4 (a context sharing its GPU with a graphics API).
+typedef enum CUcigDataType_enum : int {
+  CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 0x1,
+  CIG_DATA_TYPE_NV_BLOB = 0x2,
+} CUcigDataType;
+typedef struct CUctxCigParam_st {
+  CUcigDataType sharedDataType;
+  void *sharedData;
+} CUctxCigParam;
+typedef struct CUctxCreateParams_st {
+  CUexecAffinityParam *execAffinityParams;
+  int numExecAffinityParams;
+  CUctxCigParam *cigParams;
+} CUctxCreateParams;
+
 // ---------------------------------------------------------------------- entry points
 // The ELF names libcuda.so.1 defines (loader/lib/Api*.cpp, ExportTables.cpp); the other exports
 // are the CUDA_ERROR_NOT_SUPPORTED stubs of loader/lib/Stubs.cpp and are not declared. A suffix
@@ -787,6 +820,11 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
 
 // Contexts ("Context Management").
 CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+                        unsigned int flags, CUdevice dev);
+/// CUDA 13's cuCtxCreate.
+CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
+                        CUdevice dev);
 CUresult cuCtxDestroy_v2(CUcontext ctx);
 CUresult cuCtxPushCurrent(CUcontext ctx);
 CUresult cuCtxPushCurrent_v2(CUcontext ctx);
@@ -1036,6 +1074,8 @@ CUresult cuStreamDestroy(CUstream hStream);
 CUresult cuStreamDestroy_v2(CUstream hStream);
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
 CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
+CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
 CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags);
 CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
 CUresult cuStreamGetPriority(CUstream hStream, int *priority);
