@@ -874,6 +874,50 @@ CUresult cuMemcpyAsync_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St)
   REPTX_TRACE(cuMemcpyAsync_ptsz, D, S, N, St);
   return copyAny(D, S, N, St);
 }
+namespace {
+
+// cuMemcpyBatchAsync: the copies in order (CUDA leaves their order within the batch open), each
+// with an attribute entry: attrsIdxs starts at 0, rises, and stays below count; a source access
+// order must be given. The order and location hints change no result.
+CUresult copyBatch(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t *Sizes, size_t Count,
+                   CUmemcpyAttributes *Attrs, size_t *AttrsIdxs, size_t NumAttrs, CUstream S,
+                   bool PerThread) {
+  if (!Count || !Dsts || !Srcs || !Sizes || !Attrs || !AttrsIdxs || !NumAttrs || NumAttrs > Count ||
+      AttrsIdxs[0] != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  // Not the legacy default stream (the per-thread one, through the _ptsz ABI, is allowed).
+  if (S == CU_STREAM_LEGACY || (!S && !PerThread))
+    return CUDA_ERROR_INVALID_VALUE;
+  for (size_t I = 0; I < NumAttrs; ++I) {
+    if ((I && AttrsIdxs[I] <= AttrsIdxs[I - 1]) || AttrsIdxs[I] >= Count)
+      return CUDA_ERROR_INVALID_VALUE;
+    CUmemcpySrcAccessOrder O = Attrs[I].srcAccessOrder;
+    if (O != CU_MEMCPY_SRC_ACCESS_ORDER_STREAM && O != CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL &&
+        O != CU_MEMCPY_SRC_ACCESS_ORDER_ANY)
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUstream On = S ? S : CU_STREAM_PER_THREAD;
+  for (size_t I = 0; I < Count; ++I)
+    if (CUresult R = copyAny(Dsts[I], Srcs[I], Sizes[I], On))
+      return R;
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t *Sizes, size_t Count,
+                               CUmemcpyAttributes *Attrs, size_t *AttrsIdxs, size_t NumAttrs,
+                               CUstream S) {
+  REPTX_TRACE(cuMemcpyBatchAsync_v2, Dsts, Srcs, Sizes, Count, Attrs, AttrsIdxs, NumAttrs, S);
+  return copyBatch(Dsts, Srcs, Sizes, Count, Attrs, AttrsIdxs, NumAttrs, S, false);
+}
+CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t *Sizes,
+                                    size_t Count, CUmemcpyAttributes *Attrs, size_t *AttrsIdxs,
+                                    size_t NumAttrs, CUstream S) {
+  REPTX_TRACE(cuMemcpyBatchAsync_v2_ptsz, Dsts, Srcs, Sizes, Count, Attrs, AttrsIdxs, NumAttrs, S);
+  return copyBatch(Dsts, Srcs, Sizes, Count, Attrs, AttrsIdxs, NumAttrs, S, true);
+}
+
 CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *P) {
   REPTX_TRACE(cuMemcpy2D_v2, P);
   return copy2D(P, nullptr);

@@ -1,9 +1,9 @@
 // The stream-ordered allocator's memory pools (the default pool's attributes and statistics, a
 // created pool, the device's current pool), stream callbacks, stream ids, devices and attributes,
-// the driver's stream memory operations (through cudaGetDriverEntryPointByVersion), and
-// cudaOccupancyAvailableDynamicSMemPerBlock. Allocation sizes are multiples of 2 MiB so that a
-// pool's used-memory statistic is their exact sum; expected values are the CUDA Runtime API's
-// definitions of each call.
+// the driver's stream memory operations (through cudaGetDriverEntryPointByVersion),
+// cudaOccupancyAvailableDynamicSMemPerBlock and batched copies (cudaMemcpyBatchAsync). Allocation
+// sizes are multiples of 2 MiB so that a pool's used-memory statistic is their exact sum; expected
+// values are the CUDA Runtime API's definitions of each call.
 #include "check.h"
 
 #include <cstdint>
@@ -215,9 +215,50 @@ static void streams() {
   CHECK(cudaStreamDestroy(s2));
 }
 
+// cudaMemcpyBatchAsync (CUDA 12.8): host to device, device to device at an offset and device to
+// host in one stream-ordered batch under one attribute entry; a batch whose source access order
+// is unset is refused, as is one on the legacy default stream.
+void batchCopies() {
+  const int n = 1000;
+  std::vector<int> a(n), b(n, 0);
+  for (int i = 0; i < n; ++i)
+    a[i] = i * 7 + 1;
+  int *d1, *d2;
+  CHECK(cudaMalloc(&d1, n * sizeof(int)));
+  CHECK(cudaMalloc(&d2, n * sizeof(int)));
+  CHECK(cudaMemset(d2, 0, n * sizeof(int)));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void *dsts[3] = {d1, d2 + 500, b.data()};
+  const void *srcs[3] = {a.data(), d1, d1 + 100};
+  size_t sizes[3] = {n * sizeof(int), 500 * sizeof(int), 200 * sizeof(int)};
+  cudaMemcpyAttributes attr = {};
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  size_t first = 0;
+  CHECK(cudaMemcpyBatchAsync(dsts, srcs, sizes, 3, &attr, &first, 1, s));
+  CHECK(cudaStreamSynchronize(s));
+  std::vector<int> o = toHost(d2, n);
+  for (int i = 0; i < n; ++i)
+    expect(o[i] == (i < 500 ? 0 : a[i - 500]), "cudaMemcpyBatchAsync device to device", i);
+  for (int i = 0; i < n; ++i)
+    expect(b[i] == (i < 200 ? a[100 + i] : 0), "cudaMemcpyBatchAsync device to host", i);
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderInvalid;
+  expect(cudaMemcpyBatchAsync(dsts, srcs, sizes, 3, &attr, &first, 1, s) == cudaErrorInvalidValue,
+         "a batch without a source access order is refused", 0);
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderAny;
+  expect(cudaMemcpyBatchAsync(dsts, srcs, sizes, 3, &attr, &first, 1, cudaStreamLegacy) ==
+             cudaErrorInvalidValue,
+         "a batch on the legacy default stream is refused", 0);
+  cudaGetLastError();
+  CHECK(cudaStreamDestroy(s));
+  CHECK(cudaFree(d1));
+  CHECK(cudaFree(d2));
+}
+
 int main() {
   pools();
   streams();
+  batchCopies();
   if (failures) {
     std::printf("%d failures\n", failures);
     return 1;
