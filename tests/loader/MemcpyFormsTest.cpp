@@ -408,10 +408,15 @@ TEST_F(MemcpyForms, HostAllocMemoryHasADevicePointer) {
             CUDA_ERROR_INVALID_VALUE);
   std::vector<unsigned char> Plain(64);
   EXPECT_EQ(cuMemHostGetDevicePointer_v2(&Inner, Plain.data(), 0), CUDA_ERROR_INVALID_VALUE);
-  // Registered memory is not mapped into the device by reptx.
+  // Registered memory is mapped at its own address too: the device writes it through that.
   ASSERT_EQ(cuMemHostRegister_v2(Plain.data(), Plain.size(), 0), CUDA_SUCCESS);
-  EXPECT_EQ(cuMemHostGetDevicePointer_v2(&Inner, Plain.data(), 0), CUDA_ERROR_NOT_SUPPORTED);
+  ASSERT_EQ(cuMemHostGetDevicePointer_v2(&Inner, Plain.data() + 8, 0), CUDA_SUCCESS);
+  EXPECT_EQ(Inner, reinterpret_cast<CUdeviceptr>(Plain.data() + 8));
+  ASSERT_EQ(cuMemsetD8_v2(Inner, 0x5a, 16), CUDA_SUCCESS);
+  for (int I = 0; I < 64; ++I)
+    EXPECT_EQ(Plain[I], I >= 8 && I < 24 ? 0x5a : 0) << I;
   EXPECT_EQ(cuMemHostUnregister(Plain.data()), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemHostGetDevicePointer_v2(&Inner, Plain.data(), 0), CUDA_ERROR_INVALID_VALUE);
 
   // cuMemAllocHost memory is mapped too (unified addressing).
   void *H2 = nullptr;
