@@ -565,6 +565,22 @@ CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned int Flags, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
+// Profiler control (cudaProfiler.h, not cuda.h, declares them): no profiler collects anything on
+// reptx, so starting and stopping it succeed in a context and do nothing, as CUDA's do with no
+// profiler attached (benchmarks call cudaProfilerStart/Stop and check the result).
+extern "C" __attribute__((visibility("default"))) CUresult cuProfilerStart();
+extern "C" __attribute__((visibility("default"))) CUresult cuProfilerStop();
+extern "C" CUresult cuProfilerStart() {
+  REPTX_TRACE(cuProfilerStart);
+  Context *C;
+  return currentOrError(C);
+}
+extern "C" CUresult cuProfilerStop() {
+  REPTX_TRACE(cuProfilerStop);
+  Context *C;
+  return currentOrError(C);
+}
+
 // With execution affinity (a share of the SMs) or CIG (a device shared with a graphics API),
 // which reptx's contexts do not offer: an SM count of at least the whole device is no limit.
 CUresult cuCtxCreate_v3(CUcontext *Ctx, CUexecAffinityParam *Params, int NumParams,

@@ -6,6 +6,8 @@
 // alone includes the toolkit's headers; it defines nothing.
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+#include <cudaProfiler.h>
+#include <cudaProfilerTypedefs.h>
 #include <cudaTypedefs.h>
 
 #include <type_traits>

@@ -5,7 +5,7 @@ usage: gen-driver-tables.py [CUDA_ROOT] [OUT_DIR]
 
 Inputs (read, never copied): the dynamic symbol table of CUDA_ROOT/lib64/stubs/libcuda.so (through
 llvm-nm -D --defined-only) and the PFN_<name>_v<version>[_ptds|_ptsz] typedef names of
-CUDA_ROOT/include/cudaTypedefs.h. Outputs, both lists of names only:
+CUDA_ROOT/include/cudaTypedefs.h and cudaProfilerTypedefs.h. Outputs, both lists of names only:
 
   DriverExports.inc  REPTX_EXPORT(name)              every ELF export of libcuda.so.1 (637 for 13.0)
   ProcTable.inc      REPTX_PROC("name", ver, variant, export, PFN_typedef)
@@ -31,7 +31,10 @@ lines = subprocess.run([nm, "-D", "--defined-only", os.path.join(root, "lib64/st
                        check=True, capture_output=True, text=True).stdout.splitlines()
 exports = sorted({l.split()[2] for l in lines if len(l.split()) == 3 and l.split()[2].startswith("cu")})
 
-src = open(os.path.join(root, "include/cudaTypedefs.h")).read()
+# cudaProfilerTypedefs.h: cuProfilerStart/Stop/Initialize, which cudart's cudaProfilerStart
+# resolves through cuGetProcAddress as well.
+src = "".join(open(os.path.join(root, "include", h)).read()
+              for h in ("cudaTypedefs.h", "cudaProfilerTypedefs.h"))
 rows = sorted(set(re.findall(r"\*PFN_(cu[A-Za-z0-9]+?)_v(\d+)(_ptds|_ptsz)?\)", src)))
 by_name = defaultdict(list)
 for name, ver, suffix in rows:
@@ -56,6 +59,7 @@ with open(os.path.join(out, "DriverExports.inc"), "w") as f:
     f.write(head + f"// {len(exports)} exports of stubs/libcuda.so.\n")
     f.writelines(f"REPTX_EXPORT({e})\n" for e in exports)
 with open(os.path.join(out, "ProcTable.inc"), "w") as f:
-    f.write(head + f"// {len(procs)} (name, version, variant) ABIs of cudaTypedefs.h.\n")
+    f.write(head + f"// {len(procs)} (name, version, variant) ABIs of cudaTypedefs.h and "
+            "cudaProfilerTypedefs.h.\n")
     f.writelines(f'REPTX_PROC("{n}", {v}, {s}, {e}, {t})\n' for n, v, s, e, t in procs)
 print(f"{len(exports)} exports, {len(procs)} ABIs")

@@ -20,6 +20,9 @@
 // not read by the stub), and the CUDA 2.0 ABI of cuMemcpyHtoD (32-bit device pointer and size).
 extern "C" CUresult cuArrayCreate_v2(CUarray *pHandle, const void *pAllocateArray);
 extern "C" CUresult cuMemcpyHtoD(unsigned int dstDevice, const void *srcHost, unsigned int bytes);
+// Declared by cudaProfiler.h, not cuda.h.
+extern "C" CUresult cuProfilerStart();
+extern "C" CUresult cuProfilerStop();
 
 namespace {
 
@@ -371,6 +374,20 @@ TEST_F(LoaderApi, CudaThirteenContextCreation) {
   CUctxCreateParams WithCig{nullptr, 0, &Cig};
   EXPECT_EQ(cuCtxCreate_v4(&C, &WithCig, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(cuCtxCreate_v4(&C, nullptr, 0, 7), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(cuCtxSetCurrent(Saved), CUDA_SUCCESS);
+}
+
+// cudaProfilerStart/Stop: nothing to start, success in a context.
+TEST_F(LoaderApi, ProfilerControlSucceedsInAContext) {
+  CUcontext Saved = nullptr;
+  ASSERT_EQ(cuCtxGetCurrent(&Saved), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuProfilerStart(), CUDA_ERROR_INVALID_CONTEXT);
+  CUcontext Primary;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  EXPECT_EQ(cuProfilerStart(), CUDA_SUCCESS);
+  EXPECT_EQ(cuProfilerStop(), CUDA_SUCCESS);
   EXPECT_EQ(cuCtxSetCurrent(Saved), CUDA_SUCCESS);
 }
 
