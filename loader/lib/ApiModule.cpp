@@ -1121,6 +1121,52 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *Blocks, CUfun
   return occupancy(Blocks, asKernel(F), BlockSize, Shared);
 }
 
+// Thread block clusters (sm_90): reptx runs a cluster launch's blocks as ordinary ones, so the
+// occupancy of clusters is that of their blocks: the resident blocks of the device in groups of
+// the cluster's size. The size comes from the configuration's CLUSTER_DIMENSION attribute (there
+// is no required cluster size to fall back on); at most 8 blocks, the portable limit.
+namespace {
+CUresult clusterOccupancy(int *Out, CUfunction F, const CUlaunchConfig *Config, bool Potential) {
+  Kernel *K = asKernel(F);
+  if (!Out || !K || !Config || (Config->numAttrs && !Config->attrs))
+    return CUDA_ERROR_INVALID_VALUE;
+  uint64_t Size = 0;
+  for (unsigned I = 0; I < Config->numAttrs; ++I)
+    if (Config->attrs[I].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      const auto &D = Config->attrs[I].value.clusterDim;
+      Size = uint64_t(D.x) * D.y * D.z;
+    }
+  int Blocks;
+  uint64_t Threads = uint64_t(Config->blockDimX) * Config->blockDimY * Config->blockDimZ;
+  if (Threads == 0 || Threads > 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = occupancy(&Blocks, K, int(Threads), Config->sharedMemBytes))
+    return R;
+  int Sms = int(K->Lib->Dev ? K->Lib->Dev->Backend->computeUnits()
+                            : Driver::get().device(0)->Backend->computeUnits());
+  if (Potential) {
+    // The largest cluster whose blocks fit on the device at once, up to the portable 8.
+    *Out = Blocks ? int(std::min<uint64_t>(8, uint64_t(Blocks) * Sms)) : 0;
+    return CUDA_SUCCESS;
+  }
+  if (Size == 0 || Size > 8)
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  *Out = int(uint64_t(Blocks) * Sms / Size);
+  return CUDA_SUCCESS;
+}
+} // namespace
+
+CUresult cuOccupancyMaxActiveClusters(int *NumClusters, CUfunction F,
+                                      const CUlaunchConfig *Config) {
+  REPTX_TRACE(cuOccupancyMaxActiveClusters, NumClusters, F, Config);
+  return clusterOccupancy(NumClusters, F, Config, /*Potential=*/false);
+}
+CUresult cuOccupancyMaxPotentialClusterSize(int *ClusterSize, CUfunction F,
+                                            const CUlaunchConfig *Config) {
+  REPTX_TRACE(cuOccupancyMaxPotentialClusterSize, ClusterSize, F, Config);
+  return clusterOccupancy(ClusterSize, F, Config, /*Potential=*/true);
+}
+
 // The most dynamic shared memory a block can have while NumBlocks blocks of BlockSize threads
 // stay resident on a multiprocessor (the occupancy model above: 100 KiB of shared memory per
 // multiprocessor, 48 warps, 16 blocks), within the kernel's own and the device's limits.

@@ -377,6 +377,49 @@ TEST_F(LoaderApi, CudaThirteenContextCreation) {
   EXPECT_EQ(cuCtxSetCurrent(Saved), CUDA_SUCCESS);
 }
 
+// Cluster occupancy (cuBLAS asks at compute capability 9.0 and up, and its handle fails without
+// an answer): the device's resident blocks, as cuOccupancyMaxActiveBlocksPerMultiprocessor
+// counts them on every multiprocessor, in clusters of the configuration's size (1 to 8).
+TEST_F(LoaderApi, ClusterOccupancyCountsResidentBlocksInClusters) {
+  CUcontext Primary;
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&Primary, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSetCurrent(Primary), CUDA_SUCCESS);
+  const char *Ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                    ".visible .entry k()\n{\n ret;\n}\n";
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, Ptx), CUDA_SUCCESS);
+  CUfunction F;
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "k"), CUDA_SUCCESS);
+  int PerSm = 0, Sms = 0;
+  ASSERT_EQ(cuOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, F, 256, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuDeviceGetAttribute(&Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_SUCCESS);
+  ASSERT_GT(PerSm, 0);
+  CUlaunchAttribute Attr{};
+  Attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  Attr.value.clusterDim.x = 2;
+  Attr.value.clusterDim.y = 1;
+  Attr.value.clusterDim.z = 1;
+  CUlaunchConfig Config{};
+  Config.gridDimX = 64;
+  Config.gridDimY = Config.gridDimZ = 1;
+  Config.blockDimX = 256;
+  Config.blockDimY = Config.blockDimZ = 1;
+  Config.attrs = &Attr;
+  Config.numAttrs = 1;
+  int Clusters = -1;
+  ASSERT_EQ(cuOccupancyMaxActiveClusters(&Clusters, F, &Config), CUDA_SUCCESS);
+  EXPECT_EQ(Clusters, PerSm * Sms / 2);
+  int Size = -1;
+  ASSERT_EQ(cuOccupancyMaxPotentialClusterSize(&Size, F, &Config), CUDA_SUCCESS);
+  EXPECT_EQ(Size, 8);
+  Attr.value.clusterDim.x = 16;
+  EXPECT_EQ(cuOccupancyMaxActiveClusters(&Clusters, F, &Config), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  Config.numAttrs = 0;
+  EXPECT_EQ(cuOccupancyMaxActiveClusters(&Clusters, F, &Config), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  EXPECT_EQ(cuOccupancyMaxActiveClusters(&Clusters, F, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+}
+
 // cudaProfilerStart/Stop: nothing to start, success in a context.
 TEST_F(LoaderApi, ProfilerControlSucceedsInAContext) {
   CUcontext Saved = nullptr;
