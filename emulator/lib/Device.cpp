@@ -29,6 +29,15 @@ Expected<uint64_t> Device::mapHostMemory(void *Host, uint64_t Size, StringRef La
   return P->Mem.mapHost(Host, Size, Label, Guarded, ReadOnly);
 }
 
+Expected<uint64_t> Device::reserveAddressRange(uint64_t Size, uint64_t Align) {
+  return P->Mem.reserve(Size, Align);
+}
+
+Error Device::mapMemoryAt(uint64_t Address, void *Host, uint64_t Size, StringRef Label,
+                          bool ReadOnly) {
+  return P->Mem.mapAt(Address, Host, Size, Label, ReadOnly);
+}
+
 Error Device::write(uint64_t Address, ArrayRef<uint8_t> Data) {
   return P->Mem.hostWrite(Address, Data.data(), Data.size(), /*Privileged=*/false);
 }

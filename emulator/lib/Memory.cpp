@@ -23,10 +23,7 @@ Error makeError(const Twine &Message) {
 }
 } // namespace
 
-Expected<uint64_t> Memory::allocate(uint64_t Size, StringRef Label, bool ReadOnly) {
-  if (Size > MaxAllocation)
-    return makeError("device allocation of " + Twine(Size) + " bytes exceeds the emulator's " +
-                     Twine(MaxAllocation) + "-byte limit");
+void Memory::skipMappedHost(uint64_t Size) {
   // Host memory mapped at its own address (mapHost) may lie in the way: skip past it.
   for (;;) {
     auto It = Allocations.upper_bound(Next + Size + GuardGap);
@@ -38,6 +35,46 @@ Expected<uint64_t> Memory::allocate(uint64_t Size, StringRef Label, bool ReadOnl
       break;
     Next = (End + Granule - 1) / Granule * Granule;
   }
+}
+
+Expected<uint64_t> Memory::reserve(uint64_t Size, uint64_t Align) {
+  if (Size == 0 || Size > MaxAllocation || (Align & (Align - 1)) || Align > MaxAllocation)
+    return makeError("cannot reserve " + Twine(Size) + " bytes aligned to " + Twine(Align));
+  Align = std::max(Align, Granule);
+  for (;;) {
+    Next = (Next + Align - 1) / Align * Align;
+    uint64_t Before = Next;
+    skipMappedHost(Size);
+    if (Next == Before)
+      break;
+  }
+  uint64_t Base = Next;
+  Next += (Size + GuardGap + Granule - 1) / Granule * Granule;
+  return Base;
+}
+
+Error Memory::mapAt(uint64_t Base, void *Host, uint64_t Size, StringRef Label, bool ReadOnly) {
+  if (!Host || Size == 0 || Size > MaxAllocation || Base + Size >= SharedApertureBase)
+    return makeError("cannot map " + Twine(Size) + " bytes at " + formatv("{0:x}", Base).str());
+  auto It = Allocations.upper_bound(Base + Size - 1);
+  if (It != Allocations.begin() && std::prev(It)->first + std::prev(It)->second.Size > Base)
+    return makeError("mapping at " + formatv("{0:x}", Base).str() + " overlaps an allocation");
+  Allocation A;
+  A.Base = Base;
+  A.Size = Size;
+  A.ReadOnly = ReadOnly;
+  A.Label = Label.str();
+  A.Data = std::unique_ptr<uint8_t[], AllocationDeleter>(static_cast<uint8_t *>(Host),
+                                                         AllocationDeleter{false});
+  Allocations.emplace(Base, std::move(A));
+  return Error::success();
+}
+
+Expected<uint64_t> Memory::allocate(uint64_t Size, StringRef Label, bool ReadOnly) {
+  if (Size > MaxAllocation)
+    return makeError("device allocation of " + Twine(Size) + " bytes exceeds the emulator's " +
+                     Twine(MaxAllocation) + "-byte limit");
+  skipMappedHost(Size);
   Allocation A;
   A.Base = Next;
   A.Size = Size;

@@ -46,6 +46,12 @@ public:
   // where it happens to be: an access past that allocation's end then reaches it unnoticed).
   llvm::Expected<uint64_t> mapHost(void *Host, uint64_t Size, llvm::StringRef Label,
                                    bool Guarded = true, bool ReadOnly = false);
+  // An address range no allocation will take (CUDA's cuMemAddressReserve), aligned to Align (a
+  // power of two, at least 64 KiB is used), with guard space after it; nothing is mapped in it.
+  llvm::Expected<uint64_t> reserve(uint64_t Size, uint64_t Align);
+  // Host memory [Host, Host + Size) as an allocation at Base (the caller keeps ownership and
+  // chooses the address, e.g. inside a reserved range): errors if it overlaps an allocation.
+  llvm::Error mapAt(uint64_t Base, void *Host, uint64_t Size, llvm::StringRef Label, bool ReadOnly);
 
   // Host pointer for [Address, Address + Size) when it lies inside one allocation (and the
   // allocation is writable for a write), else null.
@@ -64,6 +70,9 @@ public:
   llvm::Error hostRead(uint64_t Address, void *Data, uint64_t Size) const;
 
 private:
+  // Moves Next past host memory mapped at its own address that a Size-byte allocation there
+  // would overlap.
+  void skipMappedHost(uint64_t Size);
   uint8_t *translateSlow(uint64_t Address, uint64_t Size, bool Write);
   std::map<uint64_t, Allocation> Allocations; // by base
   Allocation *Last = nullptr;

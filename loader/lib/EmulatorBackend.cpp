@@ -155,6 +155,18 @@ public:
     std::lock_guard<std::mutex> L(M);
     return Dev.release(reinterpret_cast<uint64_t>(Host));
   }
+  Expected<uint64_t> reserveAddressRange(uint64_t Size, uint64_t Align) override {
+    std::lock_guard<std::mutex> L(M);
+    return Dev.reserveAddressRange(Size, Align);
+  }
+  Error mapPhysical(uint64_t Address, void *Host, uint64_t Size, bool ReadOnly) override {
+    std::lock_guard<std::mutex> L(M);
+    return Dev.mapMemoryAt(Address, Host, Size, "cuMemMap", ReadOnly);
+  }
+  Error unmapPhysical(uint64_t Address) override {
+    std::lock_guard<std::mutex> L(M);
+    return Dev.release(Address);
+  }
   bool isManaged(uint64_t Address) const override {
     std::lock_guard<std::mutex> L(M);
     auto Info = Dev.findAllocation(Address);
@@ -184,27 +196,54 @@ public:
     std::lock_guard<std::mutex> L(M);
     return Allocated;
   }
+  // Copies into and out of device memory go allocation by allocation: a range may continue
+  // from one allocation into one that starts where it ends (cuMemMap'ed pieces of a reserved
+  // range, which CUDA lets a copy or a tensor span).
+  Error write(uint64_t Dst, ArrayRef<uint8_t> Data) {
+    while (!Data.empty()) {
+      auto Info = Dev.findAllocation(Dst);
+      size_t Part =
+          Info ? std::min<uint64_t>(Data.size(), Info->Address + Info->Size - Dst) : Data.size();
+      if (Error E = Dev.write(Dst, Data.take_front(Part)))
+        return E;
+      Dst += Part;
+      Data = Data.drop_front(Part);
+    }
+    return Error::success();
+  }
+  Error read(uint64_t Src, MutableArrayRef<uint8_t> Data) {
+    while (!Data.empty()) {
+      auto Info = Dev.findAllocation(Src);
+      size_t Part =
+          Info ? std::min<uint64_t>(Data.size(), Info->Address + Info->Size - Src) : Data.size();
+      if (Error E = Dev.read(Src, Data.take_front(Part)))
+        return E;
+      Src += Part;
+      Data = Data.drop_front(Part);
+    }
+    return Error::success();
+  }
   Error copyToDevice(uint64_t Dst, const void *Src, size_t Bytes) override {
     std::lock_guard<std::mutex> L(M);
-    return Dev.write(Dst, ArrayRef<uint8_t>(static_cast<const uint8_t *>(Src), Bytes));
+    return write(Dst, ArrayRef<uint8_t>(static_cast<const uint8_t *>(Src), Bytes));
   }
   Error copyToHost(void *Dst, uint64_t Src, size_t Bytes) override {
     std::lock_guard<std::mutex> L(M);
-    return Dev.read(Src, MutableArrayRef<uint8_t>(static_cast<uint8_t *>(Dst), Bytes));
+    return read(Src, MutableArrayRef<uint8_t>(static_cast<uint8_t *>(Dst), Bytes));
   }
   Error copyOnDevice(uint64_t Dst, uint64_t Src, size_t Bytes) override {
     std::lock_guard<std::mutex> L(M);
     std::vector<uint8_t> Tmp(Bytes);
-    if (Error E = Dev.read(Src, Tmp))
+    if (Error E = read(Src, Tmp))
       return E;
-    return Dev.write(Dst, Tmp);
+    return write(Dst, Tmp);
   }
   Error fill(uint64_t Dst, uint32_t Value, unsigned ElementSize, size_t Count) override {
     std::vector<uint8_t> Tmp(Count * ElementSize);
     for (size_t I = 0; I < Count; ++I)
       std::memcpy(&Tmp[I * ElementSize], &Value, ElementSize); // little-endian low bytes
     std::lock_guard<std::mutex> L(M);
-    return Dev.write(Dst, Tmp);
+    return write(Dst, Tmp);
   }
 
   Expected<std::unique_ptr<LoadedCode>> load(ArrayRef<uint8_t> Bytes) override {

@@ -99,6 +99,22 @@ public:
     (void)Host;
     return llvm::createStringError("no registered host memory is mapped");
   }
+  /// Virtual memory management: an address range nothing else takes, and host memory (the
+  /// physical allocation) made accessible at an address in it; read-only, kernels may not store.
+  virtual llvm::Expected<uint64_t> reserveAddressRange(uint64_t Size, uint64_t Align) {
+    (void)Size, (void)Align;
+    return llvm::createStringError("the " + kind().str() +
+                                   " backend has no virtual memory management");
+  }
+  virtual llvm::Error mapPhysical(uint64_t Address, void *Host, uint64_t Size, bool ReadOnly) {
+    (void)Address, (void)Host, (void)Size, (void)ReadOnly;
+    return llvm::createStringError("the " + kind().str() +
+                                   " backend has no virtual memory management");
+  }
+  virtual llvm::Error unmapPhysical(uint64_t Address) {
+    (void)Address;
+    return llvm::createStringError("nothing is mapped");
+  }
   /// The allocation containing Address, if any.
   virtual bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const = 0;
   virtual uint64_t allocatedBytes() const = 0;

@@ -44,6 +44,11 @@ public:
   // cannot store to it.
   llvm::Expected<uint64_t> mapHostMemory(void *Host, uint64_t Size, llvm::StringRef Label = {},
                                          bool Guarded = true, bool ReadOnly = false);
+  // CUDA virtual memory management: a reserved address range, and host memory mapped at a chosen
+  // address in it (the caller keeps ownership; release unmaps it).
+  llvm::Expected<uint64_t> reserveAddressRange(uint64_t Size, uint64_t Align);
+  llvm::Error mapMemoryAt(uint64_t Address, void *Host, uint64_t Size, llvm::StringRef Label,
+                          bool ReadOnly);
   // Host copies; the whole range must lie inside one allocation.
   llvm::Error write(uint64_t Address, llvm::ArrayRef<uint8_t> Data);
   llvm::Error read(uint64_t Address, llvm::MutableArrayRef<uint8_t> Data) const;

@@ -428,6 +428,26 @@ typedef struct CUmemAccessDescValue {
   CUmemAccess_flags flags;
 } CUmemAccessDesc;
 
+/// Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess): a
+/// physical allocation's handle and properties, and the granularity queries.
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct CUmemAllocationPropValue {
+  CUmemAllocationType type;
+  CUmemAllocationHandleType requestedHandleTypes;
+  CUmemLocation location;
+  void *win32HandleMetaData;
+  struct {
+    unsigned char compressionType;
+    unsigned char gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+} CUmemAllocationProp;
+typedef enum CUmemAllocationGranularityFlagBits : int {
+  CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0x0,
+  CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0x1,
+} CUmemAllocationGranularity_flags;
+
 /// CUDA_MEMCPY2D: the description of a 2D copy (cuMemcpy2D_v2 and its variants). Each side is
 /// host memory, device memory, an array or (unified) either, by its memory type; the origin is
 /// (XInBytes, Y) in rows of Pitch bytes.
@@ -1010,6 +1030,22 @@ CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
 CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
+CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+                             unsigned long long flags);
+CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size);
+CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                     const CUmemAllocationProp *prop, unsigned long long flags);
+CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                  unsigned long long flags);
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
+CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
+CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr);
+CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+                                       CUmemAllocationGranularity_flags option);
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                CUmemGenericAllocationHandle handle);
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr);
 CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
                                CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
                                CUstream hStream);
