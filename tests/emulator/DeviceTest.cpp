@@ -1,5 +1,6 @@
 // Device memory (allocation, bounds-checked host copies, guard space between allocations) and
-// dispatch validation errors (unknown kernel, bad sizes, missing arguments, runaway waves).
+// dispatch validation errors (unknown kernel, bad sizes, missing arguments, runaway waves), and
+// reserved ranges with host memory mapped at chosen addresses.
 #include "TestUtil.h"
 
 #include <vector>
@@ -46,6 +47,39 @@ TEST(Device, AllocateWriteReadAndBounds) {
   EXPECT_NE(errorOf(Dev.read(A, Two)).find("not inside any allocation"), std::string::npos);
   EXPECT_NE(errorOf(Dev.release(A)), "");
   EXPECT_NE(errorOf(Dev.allocate(uint64_t(1) << 40)), "");
+}
+
+// Virtual memory management: a reserved range no allocation takes, host memory mapped at chosen
+// addresses in it (next to each other, unguarded; read-only refuses writes), overlaps refused,
+// and host memory registered where it lies, next to other registered memory.
+TEST(Device, ReservedRangesAndMappingsAtChosenAddresses) {
+  Device Dev;
+  EMU_ASSERT_OK_AND_ASSIGN(R, Dev.reserveAddressRange(3 << 21, 1 << 21));
+  EXPECT_EQ(R % (1 << 21), 0u);
+  EMU_ASSERT_OK_AND_ASSIGN(A, Dev.allocate(100, "after"));
+  EXPECT_GE(A, R + (3 << 21)) << "allocations stay out of a reserved range";
+  std::vector<uint8_t> Chunk0(1 << 21, 0), Chunk1(1 << 21, 0);
+  EMU_ASSERT_OK(Dev.mapMemoryAt(R, Chunk0.data(), Chunk0.size(), "c0", false));
+  EMU_ASSERT_OK(Dev.mapMemoryAt(R + (1 << 21), Chunk1.data(), Chunk1.size(), "c1", true));
+  EXPECT_NE(errorOf(Dev.mapMemoryAt(R + 4096, Chunk1.data(), 4096, "over", false)).find("overlaps"),
+            std::string::npos);
+  std::vector<uint8_t> Data = {1, 2, 3, 4};
+  EMU_ASSERT_OK(Dev.write(R + (1 << 21) - 4, Data));
+  EXPECT_EQ(Chunk0[(1 << 21) - 1], 4);
+  EXPECT_NE(errorOf(Dev.write(R + (1 << 21), Data)), "") << "read-only mapping";
+  Chunk1[8] = 9;
+  EMU_ASSERT_OK_AND_ASSIGN(Back, Dev.readArray<uint8_t>(R + (1 << 21) + 8, 1));
+  EXPECT_EQ(Back[0], 9);
+  EMU_ASSERT_OK(Dev.release(R + (1 << 21)));
+  EXPECT_FALSE(Dev.findAllocation(R + (1 << 21)).has_value());
+  EXPECT_NE(errorOf(Dev.reserveAddressRange(4096, 3)), "") << "alignment not a power of two";
+
+  // Registered host memory: two neighbours in the heap, each mapped where it lies.
+  std::vector<uint8_t> Heap(8192);
+  EMU_ASSERT_OK(Dev.mapHostMemory(Heap.data(), 4096, "first", /*Guarded=*/false).takeError());
+  EMU_ASSERT_OK(
+      Dev.mapHostMemory(Heap.data() + 4096, 4096, "second", /*Guarded=*/false).takeError());
+  EXPECT_NE(errorOf(Dev.mapHostMemory(Heap.data() + 100, 10, "inside", false)), "");
 }
 
 TEST(Device, DispatchValidation) {
