@@ -13,7 +13,8 @@ namespace reptx::loader {
 namespace {
 
 thread_local std::vector<std::string> *Captured = nullptr;
-std::shared_ptr<spdlog::sinks::sink> StderrSink;
+// Owned by the logger, which is never destroyed: no destructor runs at exit under a late log().
+spdlog::sinks::sink *StderrSink = nullptr;
 
 /// Error lines, to the ErrorCapture active on the logging thread.
 class CaptureSink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
@@ -38,10 +39,11 @@ spdlog::logger &log() {
   static spdlog::logger *L = [] {
     // Not registered in spdlog's global registry: the host program may use spdlog too. Errors
     // always reach the logger, for ErrorCapture; stderr shows the REPTX_LOG level.
-    StderrSink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    auto Stderr = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    StderrSink = Stderr.get();
     auto *Logger = new spdlog::logger(
-        "reptx", {StderrSink,
-                  std::static_pointer_cast<spdlog::sinks::sink>(std::make_shared<CaptureSink>())});
+        "reptx",
+        {Stderr, std::static_pointer_cast<spdlog::sinks::sink>(std::make_shared<CaptureSink>())});
     Logger->set_pattern("[reptx %l] %v");
     Logger->flush_on(spdlog::level::trace);
     const char *Level = std::getenv("REPTX_LOG");
