@@ -93,23 +93,16 @@ Expected<uint64_t> Memory::allocate(uint64_t Size, StringRef Label, bool ReadOnl
 Expected<uint64_t> Memory::mapHost(void *Host, uint64_t Size, StringRef Label, bool Guarded,
                                    bool ReadOnly) {
   uint64_t Base = reinterpret_cast<uintptr_t>(Host);
-  if (!Host || Size == 0 || Size > MaxAllocation || Base + Size >= SharedApertureBase)
-    return makeError("cannot map " + Twine(Size) + " bytes of host memory at " +
-                     formatv("{0:x}", Base).str());
-  // No overlap with an allocation (or, guarded, its guard space).
-  uint64_t Gap = Guarded ? GuardGap : 0;
-  auto It = Allocations.upper_bound(Guarded ? Base + Size + GuardGap : Base + Size - 1);
-  if (It != Allocations.begin() && std::prev(It)->first + std::prev(It)->second.Size + Gap > Base)
-    return makeError("host memory at " + formatv("{0:x}", Base).str() +
-                     " overlaps a device allocation");
-  Allocation A;
-  A.Base = Base;
-  A.Size = Size;
-  A.ReadOnly = ReadOnly;
-  A.Label = Label.str();
-  A.Data = std::unique_ptr<uint8_t[], AllocationDeleter>(static_cast<uint8_t *>(Host),
-                                                         AllocationDeleter{false});
-  Allocations.emplace(Base, std::move(A));
+  // Guarded, it keeps out of other allocations' guard space too (mapAt checks the rest).
+  if (Guarded && Host && Size && Size <= MaxAllocation) {
+    auto It = Allocations.upper_bound(Base + Size + GuardGap);
+    if (It != Allocations.begin() &&
+        std::prev(It)->first + std::prev(It)->second.Size + GuardGap > Base)
+      return makeError("host memory at " + formatv("{0:x}", Base).str() +
+                       " overlaps a device allocation");
+  }
+  if (Error E = mapAt(Base, Host, Size, Label, ReadOnly))
+    return std::move(E);
   return Base;
 }
 

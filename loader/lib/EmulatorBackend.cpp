@@ -199,29 +199,27 @@ public:
   // Copies into and out of device memory go allocation by allocation: a range may continue
   // from one allocation into one that starts where it ends (cuMemMap'ed pieces of a reserved
   // range, which CUDA lets a copy or a tensor span).
-  Error write(uint64_t Dst, ArrayRef<uint8_t> Data) {
-    while (!Data.empty()) {
-      auto Info = Dev.findAllocation(Dst);
+  template <typename Fn> Error byAllocation(uint64_t Address, size_t Size, Fn Piece) {
+    for (size_t Done = 0; Done < Size;) {
+      auto Info = Dev.findAllocation(Address + Done);
       size_t Part =
-          Info ? std::min<uint64_t>(Data.size(), Info->Address + Info->Size - Dst) : Data.size();
-      if (Error E = Dev.write(Dst, Data.take_front(Part)))
+          Info ? std::min<uint64_t>(Size - Done, Info->Address + Info->Size - (Address + Done))
+               : Size - Done;
+      if (Error E = Piece(Address + Done, Done, Part))
         return E;
-      Dst += Part;
-      Data = Data.drop_front(Part);
+      Done += Part;
     }
     return Error::success();
   }
+  Error write(uint64_t Dst, ArrayRef<uint8_t> Data) {
+    return byAllocation(Dst, Data.size(), [&](uint64_t At, size_t Off, size_t N) {
+      return Dev.write(At, Data.slice(Off, N));
+    });
+  }
   Error read(uint64_t Src, MutableArrayRef<uint8_t> Data) {
-    while (!Data.empty()) {
-      auto Info = Dev.findAllocation(Src);
-      size_t Part =
-          Info ? std::min<uint64_t>(Data.size(), Info->Address + Info->Size - Src) : Data.size();
-      if (Error E = Dev.read(Src, Data.take_front(Part)))
-        return E;
-      Src += Part;
-      Data = Data.drop_front(Part);
-    }
-    return Error::success();
+    return byAllocation(Src, Data.size(), [&](uint64_t At, size_t Off, size_t N) {
+      return Dev.read(At, Data.slice(Off, N));
+    });
   }
   Error copyToDevice(uint64_t Dst, const void *Src, size_t Bytes) override {
     std::lock_guard<std::mutex> L(M);
