@@ -14,6 +14,16 @@
     }                                                                                              \
   } while (0)
 
+// The same for a library's status code (cuBLAS, cuRAND, the driver API), whose success is 0.
+#define CHECK_STATUS(X)                                                                            \
+  do {                                                                                             \
+    long long S_ = static_cast<long long>(X);                                                      \
+    if (S_ != 0) {                                                                                 \
+      std::printf("FAIL: %s:%d: %s -> status %lld\n", __FILE__, __LINE__, #X, S_);                 \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
 // A new device allocation holding the host vector's elements.
 template <typename T> T *toDevice(const std::vector<T> &h) {
   T *d;

@@ -5,18 +5,9 @@
 #include <cmath>
 #include <cublas_v2.h>
 
-#define CHECK_BLAS(X)                                                                              \
-  do {                                                                                             \
-    cublasStatus_t S_ = (X);                                                                       \
-    if (S_ != CUBLAS_STATUS_SUCCESS) {                                                             \
-      std::printf("FAIL: %s:%d: %s -> %d\n", __FILE__, __LINE__, #X, int(S_));                     \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
-
 int main() {
   cublasHandle_t H;
-  CHECK_BLAS(cublasCreate(&H));
+  CHECK_STATUS(cublasCreate(&H));
   const int N = 1000;
   std::vector<float> X(N), Y(N);
   for (int I = 0; I < N; ++I) {
@@ -27,11 +18,11 @@ int main() {
 
   // asum, dot, nrm2, iamax/iamin
   float Asum = 0, Dot = 0, Ref = 0;
-  CHECK_BLAS(cublasSasum(H, N, DX, 1, &Asum));
+  CHECK_STATUS(cublasSasum(H, N, DX, 1, &Asum));
   for (float V : X)
     Ref += std::fabs(V);
   expect(Asum == Ref, "sasum", long(Asum));
-  CHECK_BLAS(cublasSdot(H, N, DX, 1, DY, 1, &Dot));
+  CHECK_STATUS(cublasSdot(H, N, DX, 1, DY, 1, &Dot));
   Ref = 0;
   for (int I = 0; I < N; ++I)
     Ref += X[I] * Y[I];
@@ -43,8 +34,8 @@ int main() {
   P[3] = 0.5f;
   P[900] = -0.5f;
   float *DP = toDevice(P);
-  CHECK_BLAS(cublasIsamax(H, N, DP, 1, &Imax));
-  CHECK_BLAS(cublasIsamin(H, N, DP, 1, &Imin));
+  CHECK_STATUS(cublasIsamax(H, N, DP, 1, &Imax));
+  CHECK_STATUS(cublasIsamin(H, N, DP, 1, &Imin));
   expect(Imax == 418, "isamax (1-based, first of equal magnitudes)", Imax);
   expect(Imin == 4, "isamin", Imin);
   std::vector<float> Sq(64, 0.0f);
@@ -52,21 +43,21 @@ int main() {
   Sq[40] = 4;
   float *DSq = toDevice(Sq);
   float Nrm = 0;
-  CHECK_BLAS(cublasSnrm2(H, 64, DSq, 1, &Nrm));
+  CHECK_STATUS(cublasSnrm2(H, 64, DSq, 1, &Nrm));
   expect(Nrm == 5.0f, "snrm2", long(Nrm * 1000));
 
   // axpy, scal, strided copy and swap
   float Alpha = 3, Half = 0.5f;
-  CHECK_BLAS(cublasSaxpy(H, N, &Alpha, DX, 1, DY, 1));
-  CHECK_BLAS(cublasSscal(H, N, &Half, DY, 1));
+  CHECK_STATUS(cublasSaxpy(H, N, &Alpha, DX, 1, DY, 1));
+  CHECK_STATUS(cublasSscal(H, N, &Half, DY, 1));
   std::vector<float> Out = toHost(DY, N);
   for (int I = 0; I < N; ++I)
     expect(Out[I] == (3 * X[I] + Y[I]) * 0.5f, "saxpy+sscal", I);
-  CHECK_BLAS(cublasScopy(H, N / 2, DX, 2, DY, 1)); // every second X into Y[0..N/2)
+  CHECK_STATUS(cublasScopy(H, N / 2, DX, 2, DY, 1)); // every second X into Y[0..N/2)
   Out = toHost(DY, N);
   for (int I = 0; I < N / 2; ++I)
     expect(Out[I] == X[2 * I], "scopy strided", I);
-  CHECK_BLAS(cublasSswap(H, N, DX, 1, DY, 1));
+  CHECK_STATUS(cublasSswap(H, N, DX, 1, DY, 1));
   std::vector<float> OutX = toHost(DX, N), OutY = toHost(DY, N);
   for (int I = 0; I < N; ++I)
     expect(OutY[I] == X[I] && OutX[I] == Out[I], "sswap", I);
@@ -81,7 +72,7 @@ int main() {
   double DDot = 0, DRef = 0;
   for (int I = 0; I < N; ++I)
     DRef += A[I] * B[I];
-  CHECK_BLAS(cublasDdot(H, N, DA, 1, DB, 1, &DDot));
+  CHECK_STATUS(cublasDdot(H, N, DA, 1, DB, 1, &DDot));
   expect(DDot == DRef, "ddot", long(DDot));
 
   // gemv, both orientations, column-major M x K with lda > M
@@ -96,7 +87,7 @@ int main() {
     W[I] = float(I % 3);
   float *DG = toDevice(G), *DV = toDevice(V), *DW = toDevice(W), *DU = toDevice(U);
   float One = 1, Two = 2;
-  CHECK_BLAS(cublasSgemv(H, CUBLAS_OP_N, M, K, &Two, DG, Lda, DV, 1, &One, DW, 1));
+  CHECK_STATUS(cublasSgemv(H, CUBLAS_OP_N, M, K, &Two, DG, Lda, DV, 1, &One, DW, 1));
   std::vector<float> GW = toHost(DW, M);
   for (int I = 0; I < M; ++I) {
     float R = 0;
@@ -105,14 +96,14 @@ int main() {
     expect(GW[I] == 2 * R + W[I], "sgemv N", I);
   }
   // rank-1 update
-  CHECK_BLAS(cublasSger(H, M, K, &One, DU, 1, DV, 1, DG, Lda));
+  CHECK_STATUS(cublasSger(H, M, K, &One, DU, 1, DV, 1, DG, Lda));
   std::vector<float> G2 = toHost(DG, Lda * K);
   for (int J = 0; J < K; ++J)
     for (int I = 0; I < M; ++I)
       expect(G2[I + J * Lda] == G[I + J * Lda] + V[J], "sger", I + J * Lda);
   expect(G2[M] == 1e6f, "sger leaves rows past M", M);
 
-  CHECK_BLAS(cublasDestroy(H));
+  CHECK_STATUS(cublasDestroy(H));
   if (failures)
     return 1;
   std::printf("PASS\n");

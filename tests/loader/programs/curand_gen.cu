@@ -8,15 +8,6 @@
 #include <curand.h>
 #include <curand_kernel.h>
 
-#define CHECK_RAND(X)                                                                              \
-  do {                                                                                             \
-    curandStatus_t S_ = (X);                                                                       \
-    if (S_ != CURAND_STATUS_SUCCESS) {                                                             \
-      std::printf("FAIL: %s:%d: %s -> %d\n", __FILE__, __LINE__, #X, int(S_));                     \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
-
 // Philox4x32-10: ten rounds of two 32x32->64 multiplications, the key bumped by the Weyl
 // constants between rounds.
 void philox(uint32_t Ctr[4], uint32_t K0, uint32_t K1, uint32_t Out[4]) {
@@ -66,36 +57,36 @@ int main() {
   for (curandRngType_t Type :
        {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10, CURAND_RNG_PSEUDO_MTGP32}) {
     curandGenerator_t G, H;
-    CHECK_RAND(curandCreateGenerator(&G, Type));
-    CHECK_RAND(curandCreateGeneratorHost(&H, Type));
-    CHECK_RAND(curandSetPseudoRandomGeneratorSeed(G, 20261127));
-    CHECK_RAND(curandSetPseudoRandomGeneratorSeed(H, 20261127));
+    CHECK_STATUS(curandCreateGenerator(&G, Type));
+    CHECK_STATUS(curandCreateGeneratorHost(&H, Type));
+    CHECK_STATUS(curandSetPseudoRandomGeneratorSeed(G, 20261127));
+    CHECK_STATUS(curandSetPseudoRandomGeneratorSeed(H, 20261127));
     unsigned *DBits;
     float *DF;
     CHECK(cudaMalloc(&DBits, N * 4));
     CHECK(cudaMalloc(&DF, N * 4));
     std::vector<unsigned> HBits(N);
     std::vector<float> HF(N);
-    CHECK_RAND(curandGenerate(G, DBits, N));
-    CHECK_RAND(curandGenerate(H, HBits.data(), N));
+    CHECK_STATUS(curandGenerate(G, DBits, N));
+    CHECK_STATUS(curandGenerate(H, HBits.data(), N));
     std::vector<unsigned> Bits = toHost(DBits, N);
     for (int I = 0; I < N; ++I)
       expect(Bits[I] == HBits[I], "curandGenerate against the host generator", Type * 100000 + I);
-    CHECK_RAND(curandGenerateUniform(G, DF, N));
-    CHECK_RAND(curandGenerateUniform(H, HF.data(), N));
+    CHECK_STATUS(curandGenerateUniform(G, DF, N));
+    CHECK_STATUS(curandGenerateUniform(H, HF.data(), N));
     std::vector<float> F = toHost(DF, N);
     for (int I = 0; I < N; ++I)
       expect(F[I] == HF[I] && F[I] > 0 && F[I] <= 1, "curandGenerateUniform", Type * 100000 + I);
     // Box-Muller through the device's approximate log and sine: within 4e-6 of the host's.
-    CHECK_RAND(curandGenerateNormal(G, DF, N, 1.0f, 2.0f));
-    CHECK_RAND(curandGenerateNormal(H, HF.data(), N, 1.0f, 2.0f));
+    CHECK_STATUS(curandGenerateNormal(G, DF, N, 1.0f, 2.0f));
+    CHECK_STATUS(curandGenerateNormal(H, HF.data(), N, 1.0f, 2.0f));
     F = toHost(DF, N);
     for (int I = 0; I < N; ++I)
       expect(std::fabs(F[I] - HF[I]) <= 4e-6f, "curandGenerateNormal", Type * 100000 + I);
     CHECK(cudaFree(DBits));
     CHECK(cudaFree(DF));
-    CHECK_RAND(curandDestroyGenerator(G));
-    CHECK_RAND(curandDestroyGenerator(H));
+    CHECK_STATUS(curandDestroyGenerator(G));
+    CHECK_STATUS(curandDestroyGenerator(H));
   }
 
   // The device API: thread T's Philox has key = the seed and counter = (n, 0, T) for its n-th
