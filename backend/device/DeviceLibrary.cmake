@@ -5,6 +5,7 @@
 # compiled module. A new helper file is one more line here.
 set(REPTX_DEVICE_SOURCES
   device/Barrier.cpp
+  device/DeviceLaunch.cpp
   device/Directed.cpp
   device/Malloc.cpp
   device/Mbarrier.cpp

@@ -1,7 +1,7 @@
 // Function calls (PTX ISA 9.7.12.4, "call"; 7.1-7.3, "Abstracting the ABI"): direct calls to
 // .func bodies of the module, indirect calls through a register with a .callprototype, and the
 // system calls of the CUDA ABI (__assertfail; vprintf → @reptx.vprintf; malloc and free →
-// @reptx.malloc, @reptx.free).
+// @reptx.malloc, @reptx.free) and of the device runtime (__cuda_syscall_cnpv2* → @reptx.cdp.*).
 //
 // Calling convention of lifted functions: a .func becomes an internal LLVM function that takes one
 // pointer into the local address space per return parameter and per parameter, in that order. The
@@ -147,6 +147,21 @@ Error liftCall(FunctionLifter &L, const ptx::Instruction &I) {
     B.CreateStore(P, Slots[0]);
     return Error::success();
   }
+  if (const intrinsics::DeviceRuntimeCall *RT = intrinsics::deviceRuntimeCall(Name)) {
+    // A system call of the device runtime (dynamic parallelism: kernels launched from device
+    // code): the call goes to @reptx.cdp.<Name> with this convention's slots (Intrinsics.h).
+    if (Rets.size() != RT->Returns || Args.size() != RT->Params)
+      return L.unsupported("call to '" + Name + "' with " + Twine(Rets.size()) + " returns and " +
+                           Twine(Args.size()) + " arguments");
+    FunctionCallee FC =
+        L.module().getOrInsertFunction((intrinsics::DeviceRuntimePrefix + RT->Name).str(),
+                                       ptxFunctionType(L.Ctx, Rets.size(), Args.size()));
+    B.CreateCall(FC, Slots);
+    return Error::success();
+  }
+  if (Name.starts_with(intrinsics::DeviceRuntimeCallee))
+    return L.unsupported("call to the device runtime's system call '" + Name +
+                         "' (dynamic parallelism), which is not provided");
   if (L.isRegister(Name)) {
     // Indirect call: the register holds a function's address (mov.u64 %rd, f); the prototype
     // gives the shape, which in our convention is only the number of slots.

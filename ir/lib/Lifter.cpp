@@ -322,6 +322,12 @@ Expected<Value *> FunctionLifter::read(const ptx::Operand &Op, Type *T, bool Sig
         return unsupported("address of " + S + " as a non-integer");
       return B.CreatePtrToInt(Fn, T);
     }
+    if (!IsReg && !ModuleVars.count(S) && !LocalVars.count(S) && !Params.count(S) && isKernel(S)) {
+      // The address of a kernel (mov.u64 %rd, kernel), for launches from device code.
+      if (!T->isIntegerTy())
+        return unsupported("address of " + S + " as a non-integer");
+      return B.CreatePtrToInt(kernelAddress(S), T);
+    }
     if (!IsReg || LocalVars.count(S) || Params.count(S)) {
       // The address of a variable (mov.u64 %rd, smem; PTX ISA 9.7.9.1).
       auto Addr = variableAddress(S);
@@ -475,8 +481,11 @@ Expected<Constant *> FunctionLifter::initializerSymbol(const ptx::Expr &E) {
     return unsupported("unsupported initializer expression");
   if (Function *Fn = ptxFunction(E.Sym))
     return Fn;
-  if (!ModuleVars.count(E.Sym))
+  if (!ModuleVars.count(E.Sym)) {
+    if (isKernel(E.Sym))
+      return kernelAddress(E.Sym);
     return unsupported("initializer refers to the unknown symbol '" + E.Sym + "'");
+  }
   if (!Initializing.insert(E.Sym).second)
     return unsupported("initializer of '" + E.Sym + "' refers to itself");
   auto V = variableAddress(E.Sym);
@@ -870,6 +879,25 @@ Expected<Value *> FunctionLifter::paramSlot(ptx::Symbol Name) {
 Function *FunctionLifter::ptxFunction(StringRef Name) const {
   Function *Fn = M.getFunction(Name);
   return Fn && Fn->hasFnAttribute(PtxFuncAttr) ? Fn : nullptr;
+}
+
+bool FunctionLifter::isKernel(StringRef Name) const {
+  for (const ptx::TopLevel &T : PM.Items)
+    if (T.K == ptx::TopLevel::Func && T.F->IsEntry && T.F->Name == Name)
+      return true;
+  return false;
+}
+
+Constant *FunctionLifter::kernelAddress(StringRef Name) {
+  std::string Symbol = ("reptx.kernel." + Name).str();
+  auto *G = dyn_cast_or_null<GlobalVariable>(M.getNamedGlobal(Symbol));
+  if (!G) {
+    Constant *Text =
+        ConstantDataArray::getString(Ctx, (intrinsics::KernelAddressPrefix + Name).str());
+    G = new GlobalVariable(M, Text->getType(), true, GlobalValue::PrivateLinkage, Text, Symbol,
+                           nullptr, GlobalValue::NotThreadLocal, GlobalAS);
+  }
+  return ConstantExpr::getAddrSpaceCast(G, PointerType::get(Ctx, GenericAS));
 }
 
 bool FunctionLifter::isRegister(ptx::Symbol Name) const {

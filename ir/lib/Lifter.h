@@ -142,6 +142,11 @@ private:
   llvm::Error liftBody();
   llvm::Expected<llvm::Constant *> initializerConstant(const ptx::VarDecl &D, uint64_t Size);
   llvm::Expected<llvm::Constant *> initializerSymbol(const ptx::Expr &E);
+  /// Whether Name is a kernel (.entry) of the module, defined or declared.
+  bool isKernel(llvm::StringRef Name) const;
+  /// A kernel's address: the generic address of its handle string (intrinsics::
+  /// KernelAddressPrefix).
+  llvm::Constant *kernelAddress(llvm::StringRef Name);
   llvm::Error liftBlock(const ptx::Block &Blk);
   llvm::Error liftInstruction(const ptx::Instruction &I);
   llvm::Expected<Register *> reg(ptx::Symbol Name);

@@ -134,4 +134,45 @@ inline constexpr llvm::StringLiteral DivDirectedF64 = "reptx.div.directed.f64";
 inline constexpr llvm::StringLiteral SqrtDirectedF32 = "reptx.sqrt.directed.f32";
 inline constexpr llvm::StringLiteral SqrtDirectedF64 = "reptx.sqrt.directed.f64";
 
+// Kernels launched from device code (CUDA dynamic parallelism): nvcc lowers `kernel<<<...>>>` and
+// the CUDA API in device code to calls of the device runtime, libcudadevrt, whose PTX a -rdc
+// program links; it rests on the system calls `__cuda_syscall_cnpv2<Name>`, which the driver
+// provides. A call to one of DeviceRuntimeCalls becomes a call of `@reptx.cdp.<Name>` with the
+// calling convention of lifted functions (one local-space pointer to each return and parameter
+// slot, in that order, as ptxFunctionType), the slots holding the system call's own parameters;
+// a backend defines them (backend/README.md, "Dynamic parallelism"). Calls of the others fail
+// their kernel with the system call named.
+inline constexpr llvm::StringLiteral DeviceRuntimeCallee = "__cuda_syscall_cnpv2";
+inline constexpr llvm::StringLiteral DeviceRuntimePrefix = "reptx.cdp.";
+struct DeviceRuntimeCall {
+  llvm::StringLiteral Name; // without the __cuda_syscall_cnpv2 prefix
+  unsigned Returns, Params;
+};
+inline constexpr DeviceRuntimeCall DeviceRuntimeCalls[] = {
+    {"GetParameterBuffer", 1, 2}, {"GetParameterBufferV2", 1, 4}, {"LaunchDevice", 1, 6},
+    {"LaunchDeviceV2", 1, 2},     {"GetLastError", 1, 0},         {"SetLastError", 1, 1},
+    {"GetDevice", 1, 1},          {"GetDeviceCount", 1, 1},       {"StreamCreate", 1, 2},
+    {"StreamDestroy", 1, 1},      {"StreamWaitEvent", 1, 3},      {"EventCreate", 1, 2},
+    {"EventRecord", 1, 2},        {"EventDestroy", 1, 1}};
+/// The device runtime system call a callee names, or null.
+inline const DeviceRuntimeCall *deviceRuntimeCall(llvm::StringRef Callee) {
+  if (!Callee.consume_front(DeviceRuntimeCallee))
+    return nullptr;
+  for (const DeviceRuntimeCall &C : DeviceRuntimeCalls)
+    if (C.Name == Callee)
+      return &C;
+  return nullptr;
+}
+// A kernel's address in device code (`mov.u64 %rd, kernel`: what a device-side launch passes) is
+// the generic address of a constant NUL-terminated string, KernelAddressPrefix followed by the
+// kernel's name, through which a loader finds the kernel.
+inline constexpr llvm::StringLiteral KernelAddressPrefix = "\x7freptx.kernel:";
+
+/// The external functions that the lifter implements itself (PTX ISA 7.1, "System calls", and
+/// those of the device runtime): no definition is linked for them.
+inline bool isSystemCall(llvm::StringRef Name) {
+  return Name == "vprintf" || Name == "malloc" || Name == "free" || Name == "__assertfail" ||
+         Name.starts_with(DeviceRuntimeCallee);
+}
+
 } // namespace reptx::ir::intrinsics
