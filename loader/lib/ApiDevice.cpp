@@ -1,5 +1,6 @@
 // Initialisation, versions, errors, cuGetProcAddress, devices, primary contexts and cuCtx*.
 #include "DeviceHeap.h"
+#include "DeviceLaunch.h"
 #include "Driver.h"
 #include "Graph.h"
 #include "Printf.h"
@@ -756,6 +757,10 @@ CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
     *Value = heapSize(*C->Dev);
     return CUDA_SUCCESS;
   }
+  if (Limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) {
+    *Value = pendingLaunchCount(*C->Dev);
+    return CUDA_SUCCESS;
+  }
   std::lock_guard<std::mutex> L(C->LimitMutex);
   if (auto It = C->Limits.find(Limit); It != C->Limits.end()) {
     *Value = It->second;
@@ -767,9 +772,6 @@ CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
     return CUDA_SUCCESS;
   case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
     *Value = 2;
-    return CUDA_SUCCESS;
-  case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
-    *Value = 2048;
     return CUDA_SUCCESS;
   case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
     *Value = 64;
@@ -801,6 +803,8 @@ CUresult cuCtxSetLimit(CUlimit Limit, size_t Value) {
     return setPrintfFifoSize(*C->Dev, Value);
   if (Limit == CU_LIMIT_MALLOC_HEAP_SIZE)
     return setHeapSize(*C->Dev, Value);
+  if (Limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT)
+    return setPendingLaunchCount(*C->Dev, Value);
   std::lock_guard<std::mutex> L(C->LimitMutex);
   C->Limits[Limit] = Value;
   return CUDA_SUCCESS;

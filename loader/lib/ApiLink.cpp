@@ -14,6 +14,7 @@
 
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
+#include "reptx/ir/Intrinsics.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -111,11 +112,11 @@ bool collectSymbols(LinkState &S, const ptx::PtxUnit &U, InputSymbols &Out) {
   for (const ptx::UnitSymbol &S : ptx::unitSymbols(*P.M)) {
     if (!S.Definition) {
       // Not references to resolve: `.extern .shared` arrays (dynamic shared memory, PTX ISA
-      // §5.1.5) and the system calls that the driver itself provides (PTX ISA, "System calls";
-      // a call the lifter does not implement fails its kernel when compiled).
+      // §5.1.5) and the system calls that the driver itself provides (PTX ISA, "System calls",
+      // and the device runtime of dynamic parallelism; a call the lifter does not implement
+      // fails its kernel when compiled).
       bool Provided = (!S.IsFunction && S.Space == ptx::StateSpace::Shared) ||
-                      (S.IsFunction && (S.Name == "vprintf" || S.Name == "malloc" ||
-                                        S.Name == "free" || S.Name == "__assertfail"));
+                      (S.IsFunction && ir::intrinsics::isSystemCall(S.Name));
       if ((S.Linkage & ptx::LinkExtern) && !Provided)
         Out.Extern.insert(S.Name);
     } else if (S.Linkage & (ptx::LinkVisible | ptx::LinkWeak | ptx::LinkCommon)) {

@@ -1,4 +1,5 @@
 // Images, libraries, modules, kernels, globals, attributes, occupancy and launches.
+#include "DeviceLaunch.h"
 #include "Driver.h"
 #include "Graph.h"
 #include "Images.h"
@@ -319,6 +320,14 @@ CUresult getKernel(Library *L, const char *Name, Kernel *&Out) {
   L->Kernels[Name] = std::move(K);
   return CUDA_SUCCESS;
 }
+
+} // namespace
+
+CUresult reptx::loader::findKernel(Library &L, const std::string &Name, Kernel *&Out) {
+  return getKernel(&L, Name.c_str(), Out);
+}
+
+namespace {
 
 /// Compiles the kernel's library (once) and finds the kernel in the code object.
 CUresult resolve(Kernel &K) {
@@ -694,6 +703,10 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
     D.BlockX = emulator::wave64SingleWorkgroupSize(uint64_t(D.BlockX) * D.BlockY * D.BlockZ);
     D.BlockY = D.BlockZ = 1;
   }
+  // Dynamic parallelism: the grid and the launches it makes own the device's launch queue.
+  std::unique_lock<std::recursive_mutex> Launches;
+  if (K->Lib->DeviceLaunches)
+    Launches = deviceLaunchLock(*C->Dev);
   DeviceFault Fault = DeviceFault::None;
   printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
   log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>{}", K->Name, Dims.GridX, Dims.GridY,
@@ -708,6 +721,18 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
     bool Assert = Fault == DeviceFault::LaunchFailed && printfDrain(*C->Dev);
     // Reported by the next synchronisation, as CUDA does.
     C->Sticky.store(Assert ? CUDA_ERROR_ASSERT : faultResult(Fault));
+    return CUDA_SUCCESS;
+  }
+  if (K->Lib->DeviceLaunches) {
+    // The kernels the grid launched run once it has finished (on HIP, launches are
+    // asynchronous: the grid is waited for first).
+    if (llvm::Error E = C->Dev->Backend->synchronize(Fault))
+      log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
+    if (Fault != DeviceFault::None) {
+      C->Sticky.store(faultResult(Fault));
+      return CUDA_SUCCESS;
+    }
+    runDeviceLaunches(*C, *K, S);
   }
   return CUDA_SUCCESS;
 }

@@ -2,6 +2,7 @@
 // libraries.
 #include "Driver.h"
 #include "DeviceHeap.h"
+#include "DeviceLaunch.h"
 #include "ModuleCompiler.h"
 #include "Printf.h"
 
@@ -186,8 +187,9 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
       return L.CompileResult = CUDA_ERROR_INVALID_IMAGE;
     }
     L.Code = std::move(*Code);
-    printfAttach(D, *L.Code); // device printf: point the module at the FIFO
-    heapAttach(D, *L.Code);   // device malloc: and at the heap
+    printfAttach(D, *L.Code);                         // device printf: point the module at the FIFO
+    heapAttach(D, *L.Code);                           // device malloc: and at the heap
+    L.DeviceLaunches = launchQueueAttach(D, *L.Code); // dynamic parallelism: the launch queue
   }
   auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
   log().debug("{}: {:.1f} ms to compile or find in the cache, {:.1f} ms to load {} bytes", L.Name,

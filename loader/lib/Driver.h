@@ -152,10 +152,16 @@ struct Library {
   std::map<std::string, std::unique_ptr<Kernel>, std::less<>> Kernels;
   std::map<std::string, std::pair<uint64_t, uint64_t>, std::less<>> Fallbacks; // globals
   Context *Owner = nullptr; // the context of a module (cuModuleLoad*); null for a library
+  // Dynamic parallelism: whether the code object launches kernels (DeviceLaunch.h), and the
+  // kernels that device code launched, by their device-side address.
+  bool DeviceLaunches = false;
+  std::map<uint64_t, Kernel *> KernelAddresses;
 };
 
 /// The kernel a CUfunction or CUkernel handle names (they are the same object), or null.
 Kernel *asKernel(const void *H);
+/// The kernel of L with that name (cuLibraryGetKernel): CUDA_ERROR_NOT_FOUND when it has none.
+CUresult findKernel(Library &L, const std::string &Name, Kernel *&Out);
 
 /// cuLibraryUnload/cuModuleUnload: prints what its kernels left in the printf FIFO, releases its
 /// device memory and deletes it (ApiModule.cpp).

@@ -659,4 +659,116 @@ TEST_F(LoaderApi, WarpsThatWaitOnEachOtherRunOneWarpPerWave) {
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
 }
 
+// Dynamic parallelism through the driver API: each of 8 threads of `parent` launches `child` with
+// a block of 4 threads through the device runtime's system calls, as libcudadevrt does; the
+// children run when the parent's grid has finished. A launch of an address that is not a kernel
+// fails the context, as a device fault does. CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT sizes the
+// device's launch queue until the queue exists.
+const char *LaunchingPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b64 func_retval0) __cuda_syscall_cnpv2GetParameterBufferV2
+(
+  .param .b64 p0, .param .align 4 .b8 p1[12], .param .align 4 .b8 p2[12], .param .b32 p3
+);
+.extern .func (.param .b32 func_retval0) __cuda_syscall_cnpv2LaunchDeviceV2
+(
+  .param .b64 p0, .param .b64 p1
+);
+.visible .entry child(.param .u64 out, .param .u32 t)
+{
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [t];
+  mov.u32 %r2, %tid.x;
+  mad.lo.s32 %r3, %r1, 100, %r2;
+  shl.b32 %r4, %r1, 2;
+  add.s32 %r4, %r4, %r2;
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+.visible .entry parent(.param .u64 out, .param .u64 kernel)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [kernel];
+  setp.eq.u64 %p1, %rd2, 0;
+  @!%p1 bra $L_go;
+  mov.u64 %rd2, child;
+$L_go:
+  mov.u32 %r1, %tid.x;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd2;
+  .param .align 4 .b8 param1[12];
+  st.param.b32 [param1+0], 1;
+  st.param.b32 [param1+4], 1;
+  st.param.b32 [param1+8], 1;
+  .param .align 4 .b8 param2[12];
+  st.param.b32 [param2+0], 4;
+  st.param.b32 [param2+4], 1;
+  st.param.b32 [param2+8], 1;
+  .param .b32 param3;
+  st.param.b32 [param3+0], 0;
+  .param .b64 retval0;
+  call.uni (retval0), __cuda_syscall_cnpv2GetParameterBufferV2, (param0, param1, param2, param3);
+  ld.param.b64 %rd3, [retval0+0];
+  }
+  st.u64 [%rd3], %rd1;
+  st.u32 [%rd3+8], %r1;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd3;
+  .param .b64 param1;
+  st.param.b64 [param1+0], 0;
+  .param .b32 retval0;
+  call.uni (retval0), __cuda_syscall_cnpv2LaunchDeviceV2, (param0, param1);
+  ld.param.b32 %r2, [retval0+0];
+  }
+  ret;
+}
+)";
+
+TEST_F(LoaderApi, DeviceSideLaunchesRunAfterTheirGrid) {
+  CUcontext Ctx;
+  ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
+  size_t Pending = 0;
+  ASSERT_EQ(cuCtxGetLimit(&Pending, CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT), CUDA_SUCCESS);
+  EXPECT_EQ(Pending, 2048u);
+  EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 64), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxGetLimit(&Pending, CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT), CUDA_SUCCESS);
+  EXPECT_EQ(Pending, 64u);
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, LaunchingPtx), CUDA_SUCCESS);
+  CUfunction F;
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "parent"), CUDA_SUCCESS);
+  CUdeviceptr Out;
+  ASSERT_EQ(cuMemAlloc_v2(&Out, 32 * 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Out, 0xffffffffu, 32), CUDA_SUCCESS);
+  uint64_t OutArg = Out, Kernel = 0;
+  void *Params[] = {&OutArg, &Kernel};
+  ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 8, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  std::vector<uint32_t> H(32);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out, 32 * 4), CUDA_SUCCESS);
+  for (uint32_t I = 0; I < 32; ++I)
+    EXPECT_EQ(H[I], I / 4 * 100 + I % 4) << I;
+  // The queue exists now: its size stays.
+  EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 128),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 64), CUDA_SUCCESS);
+  // An address that is not a kernel's.
+  Kernel = Out;
+  ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 1, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+  ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
+}
+
 } // namespace
