@@ -122,7 +122,7 @@ u64 errorEntry(bool Claim) {
   u32 Thread = threadKey();
   u32 First = firstSlot(Block, Thread);
   for (u32 I = 0; I < lq::ErrorSlots; ++I) {
-    u64 E = Q + lq::HeaderBytes + u64((First + I) % lq::ErrorSlots) * lq::ErrorBytes;
+    u64 E = Q + lq::ErrorsOffset + u64((First + I) % lq::ErrorSlots) * lq::ErrorBytes;
     u32 Owner = __scoped_atomic_load_n(word32(E), __ATOMIC_ACQUIRE, __MEMORY_SCOPE_DEVICE);
     if (Owner == Grid) {
       if (*word64(E + 8) == Block && *word32(E + 16) == Thread)
@@ -206,10 +206,11 @@ REPTX_HELPER("reptx.cdp.GetLastError", void, cdpGetLastError, (Slot<u32> * Ret))
   u64 E = errorEntry(false);
   *Ret = E ? *word32(E + 4) : 0;
 }
-// cudaError_t SetLastError(cudaError_t error)
+// cudaError_t SetLastError(cudaError_t error): returns the error (libcudadevrt's API functions
+// return what it returns).
 REPTX_HELPER("reptx.cdp.SetLastError", void, cdpSetLastError, (Slot<u32> * Ret, Slot<u32> *Error)) {
   setLastError(*Error);
-  *Ret = 0;
+  *Ret = *Error;
 }
 
 // CNPerror GetDevice(int *device), GetDeviceCount(int *count)
@@ -220,6 +221,25 @@ REPTX_HELPER("reptx.cdp.GetDevice", void, cdpGetDevice, (Slot<u32> * Ret, Slot<u
 REPTX_HELPER("reptx.cdp.GetDeviceCount", void, cdpGetDeviceCount,
              (Slot<u32> * Ret, Slot<u64> *Count)) {
   *reinterpret_cast<s32 *>(*Count) = 1;
+  *Ret = lq::CnpSuccess;
+}
+
+// CNPerror DeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device): the table the
+// loader wrote into the queue.
+REPTX_HELPER("reptx.cdp.DeviceGetAttribute", void, cdpDeviceGetAttribute,
+             (Slot<u32> * Ret, Slot<u64> *Value, Slot<u32> *Attribute, Slot<s32> *Device)) {
+  u64 Q = __reptx_launch_queue;
+  u32 A = *Attribute;
+  if (*Device != 0) {
+    *Ret = lq::CnpInvalidDevice;
+    return;
+  }
+  if (!Q || !*Value || A == 0 || A >= lq::AttributeSlots ||
+      A >= *word32(Q + lq::AttributesOffset)) {
+    *Ret = lq::CnpInvalidValue;
+    return;
+  }
+  *reinterpret_cast<s32 *>(*Value) = s32(*word32(Q + lq::AttributesOffset + 4 * A));
   *Ret = lq::CnpSuccess;
 }
 

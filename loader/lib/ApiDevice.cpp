@@ -182,6 +182,7 @@ CUresult synchronizeContext(Context *C) {
 
 namespace reptx::loader {
 CUresult contextSynchronize(Context *C) { return synchronizeContext(C); }
+int deviceAttribute(const Device &D, int Attribute) { return attribute(D, Attribute); }
 } // namespace reptx::loader
 
 // ------------------------------------------------------------------ init, versions, errors

@@ -29,8 +29,8 @@ struct Queue {
 
 Queue &queue(Device &D) { return perDevice<Queue>(D); }
 
-/// Allocates the queue (Q.M held) and writes its empty header and error table: no launches, no
-/// handles, the first grid, every entry free.
+/// Allocates the queue (Q.M held) and writes its empty header, the device's attributes and an
+/// empty error table: no launches, no handles, the first grid, every entry free.
 bool allocateQueue(Device &D, Queue &Q) {
   auto A = D.Backend->allocate(lq::RecordsOffset + uint64_t(Q.Capacity) * lq::RecordBytes);
   if (!A) {
@@ -41,6 +41,10 @@ bool allocateQueue(Device &D, Queue &Q) {
   std::vector<uint32_t> Start(lq::RecordsOffset / 4, 0);
   Start[0] = Q.Capacity;
   Start[4] = 1;
+  uint32_t *Attributes = Start.data() + lq::AttributesOffset / 4;
+  Attributes[0] = std::min<uint32_t>(CU_DEVICE_ATTRIBUTE_MAX, lq::AttributeSlots);
+  for (uint32_t A = 1; A < Attributes[0]; ++A)
+    Attributes[A] = uint32_t(deviceAttribute(D, int(A)));
   if (llvm::Error E = D.Backend->copyToDevice(*A, Start.data(), lq::RecordsOffset)) {
     log().error("device-side launch queue: {}", llvm::toString(std::move(E)));
     llvm::consumeError(D.Backend->release(*A));

@@ -230,5 +230,7 @@ CUresult faultResult(DeviceFault F);
 /// Waits for the context's work and drains device printf; the context's sticky error, if any
 /// (ApiDevice.cpp).
 CUresult contextSynchronize(Context *C);
+/// cuDeviceGetAttribute's answer for a valid attribute (ApiDevice.cpp).
+int deviceAttribute(const Device &D, int Attribute);
 
 } // namespace reptx::loader

@@ -29,7 +29,8 @@ namespace lq = reptx::launch_queue;
 // `child<<<dim3(t + 1, 2), dim3(32, 1, 2), 16 * t>>>(res, t * 3, 2.5)` in thread t of `parent`:
 // the launch's result goes to res[t]; thread 5 asks for a block of 2048 threads (an invalid
 // configuration), thread 6 launches into cudaStreamTailLaunch. Then each thread stores its last
-// error to res[8 + t], clears it and stores it again to res[16 + t].
+// error to res[8 + t], clears it and stores it again to res[16 + t], and stores what setting it
+// to 100 + t returns (that error) to res[24 + t].
 const char *const LaunchPtx = R"(.version 8.0
 .target sm_80
 .address_size 64
@@ -118,6 +119,15 @@ $L_store:
   ld.param.b32 %r11, [retval0+0];
   }
   st.global.u32 [%rd4+64], %r11;
+  add.s32 %r12, %r1, 100;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], %r12;
+  .param .b32 retval0;
+  call.uni (retval0), __cuda_syscall_cnpv2SetLastError, (param0);
+  ld.param.b32 %r11, [retval0+0];
+  }
+  st.global.u32 [%rd4+96], %r11;
   ret;
 }
 )";
@@ -216,13 +226,13 @@ TEST_P(DeviceLaunchExec, LaunchesAreRecordedInTheQueue) {
   ASSERT_FALSE(static_cast<bool>(
       Dev.write(Base + Sym->Value, {reinterpret_cast<const uint8_t *>(&Queue), 8})));
   LIFT_ASSERT_OK_AND_ASSIGN(Res,
-                            Dev.allocateArray<uint32_t>(std::vector<uint32_t>(3 * Threads, 7)));
+                            Dev.allocateArray<uint32_t>(std::vector<uint32_t>(4 * Threads, 7)));
   auto R = Dev.dispatch(*CO, DispatchParams::blocks("parent", {1, 1, 1}, {Threads, 1, 1},
                                                     KernargBuilder().addPointer(Res).take()));
   ASSERT_TRUE(static_cast<bool>(R)) << llvm::toString(R.takeError());
 
   LIFT_ASSERT_OK_AND_ASSIGN(Q, Dev.readArray<uint8_t>(Queue, Bytes.size()));
-  LIFT_ASSERT_OK_AND_ASSIGN(Results, Dev.readArray<uint32_t>(Res, 3 * Threads));
+  LIFT_ASSERT_OK_AND_ASSIGN(Results, Dev.readArray<uint32_t>(Res, 4 * Threads));
   auto U32 = [&](size_t At) {
     uint32_t V;
     std::memcpy(&V, Q.data() + At, 4);
@@ -271,6 +281,7 @@ TEST_P(DeviceLaunchExec, LaunchesAreRecordedInTheQueue) {
       EXPECT_EQ(Results[Threads + T], lq::ErrorLaunchPendingCountExceeded) << "thread " << T;
     }
     EXPECT_EQ(Results[2 * Threads + T], 0u) << "thread " << T << ": the cleared last error";
+    EXPECT_EQ(Results[3 * Threads + T], 100 + T) << "thread " << T;
   }
 }
 

@@ -62,7 +62,8 @@ __global__ void ordered(int *Log) {
   appendValue<<<1, 1, 0, cudaStreamFireAndForget>>>(Log, 40);
 }
 
-// Dynamic shared memory and the device runtime's answers.
+// Dynamic shared memory and the device runtime's answers (the device's attributes as the host
+// sees them; device 1 does not exist; the thread's last error after failed calls).
 __global__ void sharedChild(int *Out, int N) {
   extern __shared__ int Tile[];
   Tile[threadIdx.x] = threadIdx.x * 7;
@@ -85,6 +86,18 @@ __global__ void runtimeParent(int *Out, int *Status, int N) {
     P[15] = 5;
     Status[7] = cudaFree(P);
   }
+  int Units = -1, Warp = -1;
+  Status[8] = cudaDeviceGetAttribute(&Units, cudaDevAttrMultiProcessorCount, 0);
+  Status[9] = Units;
+  Status[10] = cudaDeviceGetAttribute(&Warp, cudaDevAttrWarpSize, 0);
+  Status[11] = Warp;
+  Status[12] = cudaDeviceGetAttribute(&Warp, cudaDevAttrWarpSize, 1);
+  Status[13] = cudaGetLastError(); // the failed query's error, then none
+  Status[14] = cudaGetLastError();
+  sharedChild<<<1, 2048>>>(Out, 0); // more threads than a block holds
+  Status[15] = cudaPeekAtLastError();
+  Status[16] = cudaGetLastError();
+  Status[17] = cudaGetLastError();
 }
 
 // The device runtime's copies and fills (libcudadevrt runs them as kernels of its own): a fill,
@@ -190,16 +203,19 @@ int main() {
     const int N = 96;
     int *Out, *Status;
     CHECK(cudaMalloc(&Out, N * sizeof(int)));
-    CHECK(cudaMalloc(&Status, 8 * sizeof(int)));
-    CHECK(cudaMemset(Status, 0xff, 8 * sizeof(int)));
+    CHECK(cudaMalloc(&Status, 18 * sizeof(int)));
+    CHECK(cudaMemset(Status, 0xff, 18 * sizeof(int)));
     runtimeParent<<<1, 1>>>(Out, Status, N);
     CHECK(cudaDeviceSynchronize());
     auto Got = toHost(Out, N);
     for (int I = 0; I < N; ++I)
       expect(Got[I] == (N - 1 - I) * 7, "shared-memory child", I);
-    auto St = toHost(Status, 8);
-    const int Want[8] = {0, 0, 0, 0, 1, 0, 1, 0};
-    for (int I = 0; I < 8; ++I)
+    int Units = 0;
+    CHECK(cudaDeviceGetAttribute(&Units, cudaDevAttrMultiProcessorCount, 0));
+    auto St = toHost(Status, 18);
+    const int Bad = cudaErrorInvalidDevice, Config = cudaErrorInvalidConfiguration;
+    const int Want[18] = {0, 0, 0, 0, 1, 0, 1, 0, 0, Units, 0, 32, Bad, Bad, 0, Config, Config, 0};
+    for (int I = 0; I < 18; ++I)
       expect(St[I] == Want[I], "device runtime status", I);
     CHECK(cudaFree(Out));
     CHECK(cudaFree(Status));

@@ -16,8 +16,11 @@
 //   12  u32 handles       device-side streams and events created so far
 //   16  u32 grid          the serial number of the running grid (from 1): the loader bumps it
 //                         after each grid, which forgets the threads' last errors
-//   20  (unused up to HeaderBytes)
-//   HeaderBytes           the threads' last errors (cudaGetLastError): ErrorSlots entries of
+//   20  (unused up to AttributesOffset)
+//   AttributesOffset      the device's attributes (cudaDeviceGetAttribute), AttributeSlots s32
+//                         indexed by cudaDeviceAttr; slot 0 holds how many are valid (attributes
+//                         1 to that count - 1), as the loader wrote them when it made the queue
+//   ErrorsOffset          the threads' last errors (cudaGetLastError): ErrorSlots entries of
 //                         ErrorBytes, found by hashing the thread's identity, each
 //     0   u32 grid        the grid that wrote it (0, or an older grid: free; Busy: being
 //                         written by the thread that claimed it)
@@ -41,11 +44,13 @@
 
 namespace reptx::launch_queue {
 
-inline constexpr unsigned HeaderBytes = 32;
+inline constexpr unsigned AttributesOffset = 32;
+inline constexpr unsigned AttributeSlots = 256;
+inline constexpr unsigned ErrorsOffset = AttributesOffset + 4 * AttributeSlots;
 inline constexpr unsigned ErrorSlots = 1024;
 inline constexpr unsigned ErrorBytes = 32;
 inline constexpr unsigned Busy = 0xffffffffu;
-inline constexpr unsigned RecordsOffset = HeaderBytes + ErrorSlots * ErrorBytes;
+inline constexpr unsigned RecordsOffset = ErrorsOffset + ErrorSlots * ErrorBytes;
 inline constexpr unsigned RecordHeaderBytes = 64;
 /// The largest parameter buffer of a device-side launch (CUDA's, 4 KiB).
 inline constexpr unsigned ParamBytes = 4096;
@@ -66,6 +71,7 @@ inline constexpr unsigned long long StreamFireAndForget = 4;
 // into cudaError_t values (its cudartErrorCnpMap).
 inline constexpr unsigned CnpSuccess = 0;
 inline constexpr unsigned CnpInvalidValue = 1;          // cudaErrorInvalidValue
+inline constexpr unsigned CnpInvalidDevice = 3;         // cudaErrorInvalidDevice
 inline constexpr unsigned CnpInvalidConfiguration = 7;  // cudaErrorInvalidConfiguration
 inline constexpr unsigned CnpPendingCountExceeded = 12; // cudaErrorLaunchPendingCountExceeded
 // cudaError_t values the system calls record as a thread's last error.

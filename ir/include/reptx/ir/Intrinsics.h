@@ -153,7 +153,7 @@ inline constexpr DeviceRuntimeCall DeviceRuntimeCalls[] = {
     {"LaunchDeviceV2", 1, 2},     {"GetLastError", 1, 0},         {"SetLastError", 1, 1},
     {"GetDevice", 1, 1},          {"GetDeviceCount", 1, 1},       {"StreamCreate", 1, 2},
     {"StreamDestroy", 1, 1},      {"StreamWaitEvent", 1, 3},      {"EventCreate", 1, 2},
-    {"EventRecord", 1, 2},        {"EventDestroy", 1, 1}};
+    {"EventRecord", 1, 2},        {"EventDestroy", 1, 1},         {"DeviceGetAttribute", 1, 3}};
 /// The device runtime system call a callee names, or null.
 inline const DeviceRuntimeCall *deviceRuntimeCall(llvm::StringRef Callee) {
   if (!Callee.consume_front(DeviceRuntimeCallee))
