@@ -61,8 +61,9 @@ struct Launch {
   std::vector<uint8_t> Params; // ParamBytes
 };
 
-/// Takes the launched records out of the queue, empties it and starts the next grid (which
-/// forgets the last errors of the threads of this one). False when reading or writing device
+/// Takes the launched records out of the queue in the order they run (as made, tail launches
+/// last), empties it and starts the next grid (which forgets the last errors of the threads of
+/// this one). False when reading or writing device
 /// memory failed.
 bool takeLaunches(Device &D, std::vector<Launch> &Out) {
   Queue &Q = queue(D);
@@ -93,6 +94,7 @@ bool takeLaunches(Device &D, std::vector<Launch> &Out) {
     log().error("device-side launch queue: {}", llvm::toString(std::move(E)));
     return false;
   }
+  std::vector<Launch> Tail; // a tail launch runs after everything else its grid launched
   for (uint32_t I = 0; I < N; ++I) {
     const uint8_t *R = Bytes.data() + size_t(I) * lq::RecordBytes;
     uint32_t State;
@@ -106,8 +108,10 @@ bool takeLaunches(Device &D, std::vector<Launch> &Out) {
     std::memcpy(&X.Shared, R + 40, 4);
     std::memcpy(&X.Stream, R + 48, 8);
     X.Params.assign(R + lq::RecordHeaderBytes, R + lq::RecordBytes);
-    Out.push_back(std::move(X));
+    (X.Stream == lq::StreamTailLaunch ? Tail : Out).push_back(std::move(X));
   }
+  for (Launch &X : Tail)
+    Out.push_back(std::move(X));
   return true;
 }
 
@@ -204,9 +208,6 @@ void runDeviceLaunches(Context &C, Kernel &Parent, CUstream S) {
     C.Sticky.store(CUDA_ERROR_LAUNCH_FAILED);
     return;
   }
-  // A tail launch runs after everything else its grid launched.
-  std::stable_partition(Launches.begin(), Launches.end(),
-                        [](const Launch &X) { return X.Stream != lq::StreamTailLaunch; });
   for (Launch &X : Launches) {
     Kernel *K = kernelAt(*Parent.Lib, X.Kernel);
     if (!K) {
