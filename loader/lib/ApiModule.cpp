@@ -721,6 +721,8 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
     bool Assert = Fault == DeviceFault::LaunchFailed && printfDrain(*C->Dev);
     // Reported by the next synchronisation, as CUDA does.
     C->Sticky.store(Assert ? CUDA_ERROR_ASSERT : faultResult(Fault));
+    if (K->Lib->DeviceLaunches)
+      dropDeviceLaunches(*C->Dev); // not left for the next grid
     return CUDA_SUCCESS;
   }
   if (K->Lib->DeviceLaunches) {
@@ -730,6 +732,7 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
       log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
     if (Fault != DeviceFault::None) {
       C->Sticky.store(faultResult(Fault));
+      dropDeviceLaunches(*C->Dev);
       return CUDA_SUCCESS;
     }
     runDeviceLaunches(*C, *K, S);

@@ -193,6 +193,12 @@ std::unique_lock<std::recursive_mutex> deviceLaunchLock(Device &D) {
   return std::unique_lock<std::recursive_mutex>(queue(D).Running);
 }
 
+void dropDeviceLaunches(Device &D) {
+  std::vector<Launch> Launches;
+  if (takeLaunches(D, Launches) && !Launches.empty())
+    log().debug("{} device-side launches of a grid that faulted were dropped", Launches.size());
+}
+
 void runDeviceLaunches(Context &C, Kernel &Parent, CUstream S) {
   Device &D = *Parent.Lib->Dev;
   std::vector<Launch> Launches;

@@ -30,5 +30,7 @@ std::unique_lock<std::recursive_mutex> deviceLaunchLock(Device &D);
 /// nesting deeper than CUDA's 24 levels, a launch the device refuses) is logged and leaves the
 /// context's sticky error, as a device fault does.
 void runDeviceLaunches(Context &C, Kernel &Parent, CUstream S);
+/// After a grid of such a code object faulted: its launches are dropped, and the queue emptied.
+void dropDeviceLaunches(Device &D);
 
 } // namespace reptx::loader

@@ -662,8 +662,8 @@ TEST_F(LoaderApi, WarpsThatWaitOnEachOtherRunOneWarpPerWave) {
 // Dynamic parallelism through the driver API: each of 8 threads of `parent` launches `child` with
 // a block of 4 threads through the device runtime's system calls, as libcudadevrt does; the
 // children run when the parent's grid has finished. A launch of an address that is not a kernel
-// fails the context, as a device fault does. CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT sizes the
-// device's launch queue until the queue exists.
+// fails the context, as a device fault does; a grid that faults has its launches dropped.
+// CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT sizes the device's launch queue until the queue exists.
 const char *LaunchingPtx = R"(
 .version 8.0
 .target sm_80
@@ -733,6 +733,40 @@ $L_go:
   }
   ret;
 }
+.visible .entry fails(.param .u64 out)
+{
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, child;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd2;
+  .param .align 4 .b8 param1[12];
+  st.param.b32 [param1+0], 1;
+  st.param.b32 [param1+4], 1;
+  st.param.b32 [param1+8], 1;
+  .param .align 4 .b8 param2[12];
+  st.param.b32 [param2+0], 1;
+  st.param.b32 [param2+4], 1;
+  st.param.b32 [param2+8], 1;
+  .param .b32 param3;
+  st.param.b32 [param3+0], 0;
+  .param .b64 retval0;
+  call.uni (retval0), __cuda_syscall_cnpv2GetParameterBufferV2, (param0, param1, param2, param3);
+  ld.param.b64 %rd3, [retval0+0];
+  }
+  st.u64 [%rd3], %rd1;
+  st.u32 [%rd3+8], 0;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd3;
+  .param .b64 param1;
+  st.param.b64 [param1+0], 0;
+  .param .b32 retval0;
+  call.uni (retval0), __cuda_syscall_cnpv2LaunchDeviceV2, (param0, param1);
+  }
+  trap;
+}
 )";
 
 TEST_F(LoaderApi, DeviceSideLaunchesRunAfterTheirGrid) {
@@ -769,6 +803,40 @@ TEST_F(LoaderApi, DeviceSideLaunchesRunAfterTheirGrid) {
   ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 1, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
   EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
+
+  // A grid that launches and then faults (in context B): its launch is dropped, not run after
+  // the next grid of that device (in context A); it would have written 0 to the marker.
+  CUcontext A, B;
+  ASSERT_EQ(cuCtxCreate_v2(&A, 0, 0), CUDA_SUCCESS);
+  CUmodule MA, MB;
+  ASSERT_EQ(cuModuleLoadData(&MA, LaunchingPtx), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleGetFunction(&F, MA, "parent"), CUDA_SUCCESS);
+  CUdeviceptr Marker, Out2;
+  ASSERT_EQ(cuMemAlloc_v2(&Marker, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Marker, 7, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&Out2, 32 * 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxCreate_v2(&B, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleLoadData(&MB, LaunchingPtx), CUDA_SUCCESS);
+  CUfunction Fails;
+  ASSERT_EQ(cuModuleGetFunction(&Fails, MB, "fails"), CUDA_SUCCESS);
+  uint64_t MarkerArg = Marker;
+  void *FailsParams[] = {&MarkerArg};
+  ASSERT_EQ(cuLaunchKernel(Fails, 1, 1, 1, 1, 1, 1, 0, nullptr, FailsParams, nullptr),
+            CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+  ASSERT_EQ(cuCtxSetCurrent(A), CUDA_SUCCESS);
+  OutArg = Out2;
+  Kernel = 0;
+  ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 8, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out2, 32 * 4), CUDA_SUCCESS);
+  for (uint32_t I = 0; I < 32; ++I)
+    EXPECT_EQ(H[I], I / 4 * 100 + I % 4) << I;
+  uint32_t MarkerValue = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&MarkerValue, Marker, 4), CUDA_SUCCESS);
+  EXPECT_EQ(MarkerValue, 7u);
+  ASSERT_EQ(cuCtxDestroy_v2(B), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxDestroy_v2(A), CUDA_SUCCESS);
 }
 
 } // namespace
