@@ -63,8 +63,7 @@ struct Launch {
 
 /// Takes the launched records out of the queue in the order they run (as made, tail launches
 /// last), empties it and starts the next grid (which forgets the last errors of the threads of
-/// this one). False when reading or writing device
-/// memory failed.
+/// this one). False when reading or writing device memory failed.
 bool takeLaunches(Device &D, std::vector<Launch> &Out) {
   Queue &Q = queue(D);
   std::lock_guard<std::mutex> L(Q.M);
