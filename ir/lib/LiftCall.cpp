@@ -1,7 +1,8 @@
 // Function calls (PTX ISA 9.7.12.4, "call"; 7.1-7.3, "Abstracting the ABI"): direct calls to
 // .func bodies of the module, indirect calls through a register with a .callprototype, and the
 // system calls of the CUDA ABI (__assertfail; vprintf → @reptx.vprintf; malloc and free →
-// @reptx.malloc, @reptx.free) and of the device runtime (__cuda_syscall_cnpv2* → @reptx.cdp.*).
+// @reptx.malloc, @reptx.free), of the device runtime (__cuda_syscall_cnpv2* → @reptx.cdp.*) and
+// of graphs (cudaGraphSetConditional → a store to the handle's address).
 //
 // Calling convention of lifted functions: a .func becomes an internal LLVM function that takes one
 // pointer into the local address space per return parameter and per parameter, in that order. The
@@ -145,6 +146,18 @@ Error liftCall(FunctionLifter &L, const ptx::Instruction &I) {
     }
     Value *P = B.CreateCall(L.module().getOrInsertFunction(intrinsics::Malloc, I64, I64), {Arg});
     B.CreateStore(P, Slots[0]);
+    return Error::success();
+  }
+  if (Name == intrinsics::SetConditional) {
+    // cudaGraphSetConditional(handle, value) (a conditional graph node's condition, set by a
+    // kernel of the graph): the handle is the address of the 32-bit condition (Intrinsics.h,
+    // SetConditional), which the store sets.
+    if (Args.size() != 2 || !Rets.empty())
+      return L.unsupported("call to '" + Name + "' with " + Twine(Rets.size()) + " returns and " +
+                           Twine(Args.size()) + " arguments");
+    Value *Handle = B.CreateLoad(B.getInt64Ty(), Slots[0]);
+    Value *V = B.CreateLoad(B.getInt32Ty(), Slots[1]);
+    B.CreateStore(V, B.CreateIntToPtr(Handle, PointerType::get(L.Ctx, GlobalAS)));
     return Error::success();
   }
   if (const intrinsics::DeviceRuntimeCall *RT = intrinsics::deviceRuntimeCall(Name)) {

@@ -50,6 +50,11 @@ GraphMemory::~GraphMemory() {
     log().warn("graph memory {:#x}: {}", Ptr, llvm::toString(std::move(E)));
 }
 
+ConditionalHandle::~ConditionalHandle() {
+  if (llvm::Error E = Ctx->Dev->Backend->release(Ptr))
+    log().warn("conditional handle {:#x}: {}", Ptr, llvm::toString(std::move(E)));
+}
+
 bool reptx::loader::graphOwnsMemory(CUdeviceptr Ptr) {
   std::lock_guard<std::mutex> L(MemoryMutex);
   return graphMemory().count(Ptr) != 0;
@@ -110,9 +115,21 @@ void copyParams(GraphNode &To, const GraphNode &From) {
   To.Host = From.Host;
   std::unordered_map<const GraphNode *, GraphNode *> Sub;
   To.Child = From.Child ? cloneGraph(*From.Child, Sub) : nullptr;
+  if (To.Child)
+    To.Child->NodeOwned = true;
   To.Ev = From.Ev;
   To.Memory = From.Memory;
   To.FreePtr = From.FreePtr;
+  To.Condition = From.Condition;
+  To.ConditionType = From.ConditionType;
+  To.Bodies.clear();
+  To.BodyHandles.clear();
+  for (const auto &Body : From.Bodies) {
+    std::unordered_map<const GraphNode *, GraphNode *> BodyMap;
+    To.Bodies.push_back(cloneGraph(*Body, BodyMap));
+    To.Bodies.back()->NodeOwned = true;
+    To.BodyHandles.push_back(reinterpret_cast<CUgraph>(To.Bodies.back().get()));
+  }
 }
 
 // A copy of G; Map receives original -> copy for every node. An edge may point to a node added
@@ -120,6 +137,7 @@ void copyParams(GraphNode &To, const GraphNode &From) {
 std::unique_ptr<Graph> cloneGraph(const Graph &G,
                                   std::unordered_map<const GraphNode *, GraphNode *> &Map) {
   auto C = std::make_unique<Graph>();
+  C->Handles = G.Handles;
   for (const auto &N : G.Nodes) {
     auto M = std::make_unique<GraphNode>();
     copyParams(*M, *N);
@@ -162,6 +180,64 @@ bool topologicalOrder(const Graph &G, std::vector<GraphNode *> &Order) {
   return Order.size() == N;
 }
 
+CUresult runGraph(const Graph &G, CUstream S, Context *C);
+
+// A conditional node: reads its condition once the nodes before it have finished (and, in a
+// WHILE loop, again after each run of the body) and runs the body it selects.
+CUresult runConditional(const GraphNode &N, CUstream S, Context *C) {
+  auto Value = [&](uint32_t &V) {
+    if (llvm::Error E = C->Dev->Backend->copyToHost(&V, N.Condition, sizeof(V))) {
+      log().error("graph launch: conditional node's condition {:#x}: {}", N.Condition,
+                  llvm::toString(std::move(E)));
+      return false;
+    }
+    return true;
+  };
+  uint32_t V = 0;
+  if (!Value(V))
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  switch (N.ConditionType) {
+  case CU_GRAPH_COND_TYPE_IF:
+    if (V)
+      return runGraph(*N.Bodies[0], S, C);
+    return N.Bodies.size() == 2 ? runGraph(*N.Bodies[1], S, C) : CUDA_SUCCESS;
+  case CU_GRAPH_COND_TYPE_WHILE:
+    while (V) {
+      if (CUresult R = runGraph(*N.Bodies[0], S, C))
+        return R;
+      if (CUresult R = C->Sticky.load())
+        return R;
+      if (!Value(V))
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
+    }
+    return CUDA_SUCCESS;
+  case CU_GRAPH_COND_TYPE_SWITCH:
+    return V < N.Bodies.size() ? runGraph(*N.Bodies[V], S, C) : CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+// At the start of a launch: the conditions made with CU_GRAPH_COND_ASSIGN_DEFAULT, of the graph
+// and of the graphs inside its nodes, take their default value.
+CUresult assignDefaults(const Graph &G, Context *C) {
+  for (const auto &H : G.Handles)
+    if (H->Flags & CU_GRAPH_COND_ASSIGN_DEFAULT)
+      if (llvm::Error E = C->Dev->Backend->copyToDevice(H->Ptr, &H->Default, sizeof(H->Default))) {
+        log().error("graph launch: conditional handle {:#x}: {}", H->Ptr,
+                    llvm::toString(std::move(E)));
+        return CUDA_ERROR_ILLEGAL_ADDRESS;
+      }
+  for (const auto &N : G.Nodes) {
+    if (N->Child)
+      if (CUresult R = assignDefaults(*N->Child, C))
+        return R;
+    for (const auto &Body : N->Bodies)
+      if (CUresult R = assignDefaults(*Body, C))
+        return R;
+  }
+  return CUDA_SUCCESS;
+}
+
 // Runs the graph's nodes on stream S (of context C), one after another.
 CUresult runGraph(const Graph &G, CUstream S, Context *C) {
   std::vector<GraphNode *> Order;
@@ -187,6 +263,9 @@ CUresult runGraph(const Graph &G, CUstream S, Context *C) {
       break;
     case CU_GRAPH_NODE_TYPE_GRAPH:
       R = runGraph(*N->Child, S, C);
+      break;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+      R = runConditional(*N, S, C);
       break;
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
       if (asEvent(reinterpret_cast<CUevent>(N->Ev)))
@@ -662,7 +741,7 @@ CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags) {
 CUresult cuGraphDestroy(CUgraph hGraph) {
   REPTX_TRACE(cuGraphDestroy, hGraph);
   Graph *G = asGraph(hGraph);
-  if (!G)
+  if (!G || G->NodeOwned) // a node's child or body graph goes with its node
     return CUDA_ERROR_INVALID_VALUE;
   delete G;
   return CUDA_SUCCESS;
@@ -805,6 +884,19 @@ CUresult writeParams(GraphNode *N, CUgraphNodeType T, P GraphNode::*Field, const
   return CUDA_SUCCESS;
 }
 
+CUresult addChildGraphNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
+                           CUgraph ChildGraph) {
+  Graph *Child = asGraph(ChildGraph);
+  if (!Child || Child == asGraph(H))
+    return CUDA_ERROR_INVALID_VALUE;
+  auto N = std::make_unique<GraphNode>();
+  N->Type = CU_GRAPH_NODE_TYPE_GRAPH;
+  std::unordered_map<const GraphNode *, GraphNode *> Map; // the child is copied
+  N->Child = cloneGraph(*Child, Map);
+  N->Child->NodeOwned = true;
+  return addNode(Out, H, Deps, NumDeps, std::move(N));
+}
+
 // The node of type T (a graph's, or an executable's copy of it).
 GraphNode *nodeOfType(CUgraphNode H, CUgraphNodeType T) {
   GraphNode *N = asNode(H);
@@ -905,14 +997,7 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                   CUgraph childGraph) {
   REPTX_TRACE(cuGraphAddChildGraphNode, phGraphNode, hGraph, dependencies, numDependencies,
               childGraph);
-  Graph *Child = asGraph(childGraph);
-  if (!Child || Child == asGraph(hGraph))
-    return CUDA_ERROR_INVALID_VALUE;
-  auto N = std::make_unique<GraphNode>();
-  N->Type = CU_GRAPH_NODE_TYPE_GRAPH;
-  std::unordered_map<const GraphNode *, GraphNode *> Map; // the child is copied
-  N->Child = cloneGraph(*Child, Map);
-  return addNode(phGraphNode, hGraph, dependencies, numDependencies, std::move(N));
+  return addChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
 }
 CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph) {
   REPTX_TRACE(cuGraphChildGraphNodeGetGraph, hNode, phGraph);
@@ -983,6 +1068,145 @@ CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out) {
 CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
   REPTX_TRACE(cuGraphEventWaitNodeSetEvent, hNode, event);
   return setNodeEvent(asNode(hNode), CU_GRAPH_NODE_TYPE_WAIT_EVENT, event);
+}
+
+// ------------------------------------------------------------------ cuGraphAddNode, conditions
+
+// A conditional node: its handle must have been made for the graph; its bodies are new empty
+// graphs that the node owns, returned in P.phGraph_out.
+static CUresult addConditionalNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps,
+                                   size_t NumDeps, CUDA_CONDITIONAL_NODE_PARAMS &P) {
+  Graph *G = asGraph(H);
+  if (!G)
+    return CUDA_ERROR_INVALID_VALUE;
+  bool Known = std::any_of(G->Handles.begin(), G->Handles.end(),
+                           [&](const auto &C) { return C->Ptr == P.handle; });
+  unsigned Max = P.type == CU_GRAPH_COND_TYPE_IF       ? 2
+                 : P.type == CU_GRAPH_COND_TYPE_WHILE  ? 1
+                 : P.type == CU_GRAPH_COND_TYPE_SWITCH ? 65536
+                                                       : 0;
+  if (!Known || !P.size || P.size > Max) {
+    log().error("cuGraphAddNode: conditional node with {}", !Known
+                                                                ? "a handle not made for its graph"
+                                                                : "a number of bodies its type "
+                                                                  "does not allow");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (P.ctx && !Driver::get().validContext(P.ctx))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  auto N = std::make_unique<GraphNode>();
+  N->Type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  N->Ctx = reinterpret_cast<Context *>(P.ctx);
+  N->Condition = P.handle;
+  N->ConditionType = P.type;
+  for (unsigned I = 0; I < P.size; ++I) {
+    N->Bodies.push_back(std::make_unique<Graph>());
+    N->Bodies.back()->NodeOwned = true;
+    N->BodyHandles.push_back(handle(N->Bodies.back().get()));
+  }
+  GraphNode *Made = N.get();
+  if (CUresult R = addNode(Out, H, Deps, NumDeps, std::move(N)))
+    return R;
+  P.phGraph_out = Made->BodyHandles.data();
+  return CUDA_SUCCESS;
+}
+
+// cuGraphAddNode: a node of any type reptx has, from the generic description.
+static CUresult addNodeOfParams(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps,
+                                const CUgraphEdgeData *Edges, size_t NumDeps,
+                                CUgraphNodeParams *P) {
+  if (!P || P->reserved0[0] || P->reserved0[1] || P->reserved0[2] || P->reserved2)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (size_t I = 0; Edges && I < NumDeps; ++I)
+    if (Edges[I].from_port || Edges[I].to_port || Edges[I].type)
+      return CUDA_ERROR_NOT_SUPPORTED; // programmatic dependencies
+  switch (P->type) {
+  case CU_GRAPH_NODE_TYPE_KERNEL: {
+    auto N = std::make_unique<GraphNode>();
+    if (CUresult R = setKernel(*N, &P->kernel, P->kernel.kern))
+      return R;
+    if (!P->kernel.func && P->kernel.ctx)
+      N->Ctx = reinterpret_cast<Context *>(P->kernel.ctx);
+    return addNode(Out, H, Deps, NumDeps, std::move(N));
+  }
+  case CU_GRAPH_NODE_TYPE_MEMCPY:
+    if (P->memcpy.flags || P->memcpy.reserved)
+      return CUDA_ERROR_INVALID_VALUE;
+    return addParamsNode(Out, H, Deps, NumDeps, CU_GRAPH_NODE_TYPE_MEMCPY, &GraphNode::Copy,
+                         &P->memcpy.copyParams, P->memcpy.copyCtx);
+  case CU_GRAPH_NODE_TYPE_MEMSET: {
+    const CUDA_MEMSET_NODE_PARAMS_v2 &M = P->memset;
+    CUDA_MEMSET_NODE_PARAMS Fill{M.dst, M.pitch, M.value, M.elementSize, M.width, M.height};
+    return addParamsNode(Out, H, Deps, NumDeps, CU_GRAPH_NODE_TYPE_MEMSET, &GraphNode::Fill, &Fill,
+                         M.ctx);
+  }
+  case CU_GRAPH_NODE_TYPE_HOST: {
+    CUDA_HOST_NODE_PARAMS Host{P->host.fn, P->host.userData};
+    return addParamsNode(Out, H, Deps, NumDeps, CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, &Host,
+                         nullptr);
+  }
+  case CU_GRAPH_NODE_TYPE_GRAPH:
+    if (P->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
+      log().error("cuGraphAddNode: child graphs moved into their node are not supported by reptx");
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return addChildGraphNode(Out, H, Deps, NumDeps, P->graph.graph);
+  case CU_GRAPH_NODE_TYPE_EMPTY:
+    return addNode(Out, H, Deps, NumDeps, std::make_unique<GraphNode>());
+  case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+    return addEventNode(Out, H, Deps, NumDeps, P->eventRecord.event,
+                        CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+  case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+    return addEventNode(Out, H, Deps, NumDeps, P->eventWait.event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+  case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+    return addConditionalNode(Out, H, Deps, NumDeps, P->conditional);
+  default:
+    log().error("cuGraphAddNode: {} nodes are not supported by reptx", typeName(P->type));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams) {
+  REPTX_TRACE(cuGraphAddNode, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+  return addNodeOfParams(phGraphNode, hGraph, dependencies, nullptr, numDependencies, nodeParams);
+}
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+                           const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+                           size_t numDependencies, CUgraphNodeParams *nodeParams) {
+  REPTX_TRACE(cuGraphAddNode_v2, phGraphNode, hGraph, dependencies, dependencyData, numDependencies,
+              nodeParams);
+  return addNodeOfParams(phGraphNode, hGraph, dependencies, dependencyData, numDependencies,
+                         nodeParams);
+}
+
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph,
+                                        CUcontext ctx, unsigned int defaultLaunchValue,
+                                        unsigned int flags) {
+  REPTX_TRACE(cuGraphConditionalHandleCreate, pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+  Graph *G = asGraph(hGraph);
+  if (!pHandle_out || !G || (flags & ~unsigned(CU_GRAPH_COND_ASSIGN_DEFAULT)))
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = ctx ? reinterpret_cast<Context *>(ctx) : currentContext();
+  if (!C || (ctx && !Driver::get().validContext(ctx)))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  auto A = C->Dev->Backend->allocate(sizeof(uint32_t));
+  if (!A) {
+    log().error("conditional handle: {}", llvm::toString(A.takeError()));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  auto H = std::make_shared<ConditionalHandle>();
+  H->Ctx = C;
+  H->Ptr = *A;
+  H->Default = defaultLaunchValue;
+  H->Flags = flags;
+  if (llvm::Error E = C->Dev->Backend->copyToDevice(H->Ptr, &H->Default, sizeof(H->Default))) {
+    log().error("conditional handle: {}", llvm::toString(std::move(E)));
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  G->Handles.push_back(std::move(H));
+  *pHandle_out = *A;
+  return CUDA_SUCCESS;
 }
 
 CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out) {
@@ -1238,6 +1462,10 @@ CUresult instantiate(CUgraphExec *Out, CUgraph H, cuuint64_t Flags, CUgraphNode 
     for (const GraphNode *N : Order)
       if (N->Child && !Acyclic(*N->Child))
         return false;
+    for (const GraphNode *N : Order)
+      for (const auto &Body : N->Bodies)
+        if (!Acyclic(*Body))
+          return false;
     return true;
   };
   if (!Acyclic(*G)) {
@@ -1373,6 +1601,8 @@ CUresult launchGraph(CUgraphExec HE, CUstream S) {
     return capture(S, std::move(N));
   }
   if (CUresult R = C->Sticky.load())
+    return R;
+  if (CUresult R = assignDefaults(*E->G, C))
     return R;
   return runGraph(*E->G, S, C);
 }

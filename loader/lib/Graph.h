@@ -30,6 +30,18 @@ struct GraphMemory {
   ~GraphMemory();
 };
 
+/// The condition of conditional nodes (cuGraphConditionalHandleCreate): a 32-bit value in device
+/// memory whose address is the handle (cudaGraphSetConditional in device code stores to it). It
+/// belongs to the graph it was made for, to that graph's clones and executables, and is released
+/// with the last of them.
+struct ConditionalHandle {
+  Context *Ctx = nullptr;
+  CUdeviceptr Ptr = 0;
+  unsigned Default = 0; // written when made, and at each launch with CU_GRAPH_COND_ASSIGN_DEFAULT
+  unsigned Flags = 0;
+  ~ConditionalHandle();
+};
+
 /// One node of a graph: what it does and the nodes it waits for.
 struct GraphNode {
   Tag T = Tag::GraphNode;
@@ -55,6 +67,14 @@ struct GraphNode {
   // CU_GRAPH_NODE_TYPE_MEM_ALLOC (Memory set) / MEM_FREE (FreePtr).
   std::shared_ptr<GraphMemory> Memory;
   CUdeviceptr FreePtr = 0;
+  // CU_GRAPH_NODE_TYPE_CONDITIONAL: the condition, the kind (IF runs Bodies[0] when it is nonzero,
+  // else Bodies[1] if there is one; WHILE runs Bodies[0] while it is nonzero; SWITCH runs
+  // Bodies[value] if there is one) and the body graphs, owned by the node (BodyHandles is the
+  // array cuGraphAddNode returns in phGraph_out).
+  CUgraphConditionalHandle Condition = 0;
+  CUgraphConditionalNodeType ConditionType = CU_GRAPH_COND_TYPE_IF;
+  std::vector<std::unique_ptr<Graph>> Bodies;
+  std::vector<CUgraph> BodyHandles;
   bool Enabled = true; // cuGraphNodeSetEnabled (in an executable's copy)
 
   ~GraphNode() { T = Tag{}; }
@@ -67,6 +87,8 @@ struct Graph {
   Tag T = Tag::Graph;
   std::vector<std::unique_ptr<GraphNode>> Nodes;
   std::unordered_map<const GraphNode *, GraphNode *> Originals; // of a clone: original -> copy
+  std::vector<std::shared_ptr<ConditionalHandle>> Handles;      // made for this graph
+  bool NodeOwned = false; // a child or body graph of a node: cuGraphDestroy refuses it
   ~Graph() { T = Tag{}; }
   GraphNode *add(std::unique_ptr<GraphNode> N, llvm::ArrayRef<GraphNode *> Deps);
 };

@@ -1,6 +1,7 @@
 // The structure side of CUDA graphs through the driver API (CUDA Driver API, "Graph Management"):
 // the list queries' convention, edges added and removed, destroyed nodes, cycles refused at
-// instantiation, clones, memset/memcpy nodes and the DOT dump, on the emulator. Expected values
+// instantiation, clones, memset/memcpy nodes, the DOT dump, and conditional nodes driven by
+// kernels, on the emulator. Expected values
 // are the documented semantics of each entry point; tests/loader/programs/graphs.cu covers
 // capture and launches through cudart.
 #include "CudaApi.h"
@@ -181,6 +182,183 @@ TEST_F(GraphApi, ClonesMapTheirNodesAndDotPrintShowsEdges) {
   Text << In.rdbuf();
   std::remove(Path.c_str());
   EXPECT_NE(Text.str().find("n0 -> n1;"), std::string::npos) << Text.str();
+}
+
+// Kernels that drive conditional nodes through cudaGraphSetConditional, as nvcc emits the call:
+// `step` counts *counter up and keeps the condition set while it is below limit; `choose` sets
+// the condition to *value.
+const char *ConditionPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.extern .func cudaGraphSetConditional(.param .b64 handle, .param .b32 value);
+.visible .entry step(.param .u64 handle, .param .u64 counter, .param .u32 limit)
+{
+  .reg .pred %p;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [handle];
+  ld.param.u64 %rd2, [counter];
+  ld.param.u32 %r1, [limit];
+  ld.global.u32 %r2, [%rd2];
+  add.s32 %r2, %r2, 1;
+  st.global.u32 [%rd2], %r2;
+  setp.lt.u32 %p, %r2, %r1;
+  selp.u32 %r3, 1, 0, %p;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd1;
+  .param .b32 param1;
+  st.param.b32 [param1+0], %r3;
+  call.uni cudaGraphSetConditional, (param0, param1);
+  }
+  ret;
+}
+.visible .entry choose(.param .u64 handle, .param .u64 value)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [handle];
+  ld.param.u64 %rd2, [value];
+  ld.global.u32 %r1, [%rd2];
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd1;
+  .param .b32 param1;
+  st.param.b32 [param1+0], %r1;
+  call.uni cudaGraphSetConditional, (param0, param1);
+  }
+  ret;
+}
+)";
+
+// A kernel node through cuGraphAddNode.
+CUgraphNode kernelNode(CUgraph G, CUfunction F, void **Params, std::vector<CUgraphNode> Deps = {}) {
+  CUgraphNodeParams P = {};
+  P.type = CU_GRAPH_NODE_TYPE_KERNEL;
+  P.kernel.func = F;
+  P.kernel.gridDimX = P.kernel.gridDimY = P.kernel.gridDimZ = 1;
+  P.kernel.blockDimX = P.kernel.blockDimY = P.kernel.blockDimZ = 1;
+  P.kernel.kernelParams = Params;
+  CUgraphNode N = nullptr;
+  EXPECT_EQ(cuGraphAddNode_v2(&N, G, Deps.data(), nullptr, Deps.size(), &P), CUDA_SUCCESS);
+  return N;
+}
+
+// A 32-bit memset node of one word through cuGraphAddNode.
+CUgraphNode fillNode(CUgraph G, CUdeviceptr D, uint32_t V, CUcontext Ctx) {
+  CUgraphNodeParams P = {};
+  P.type = CU_GRAPH_NODE_TYPE_MEMSET;
+  P.memset = {D, 4, V, 4, 1, 1, Ctx};
+  CUgraphNode N = nullptr;
+  EXPECT_EQ(cuGraphAddNode(&N, G, nullptr, 0, &P), CUDA_SUCCESS);
+  return N;
+}
+
+// WHILE, IF with an else and SWITCH nodes (CUDA Driver API, cuGraphAddNode and
+// cuGraphConditionalHandleCreate): bodies made by the node and filled afterwards, conditions set
+// by kernels of the graph and, with CU_GRAPH_COND_ASSIGN_DEFAULT, reset at each launch.
+TEST_F(GraphApi, ConditionalNodesLoopAndChooseBodiesByKernelSetConditions) {
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, ConditionPtx), CUDA_SUCCESS);
+  CUfunction Step, Choose;
+  ASSERT_EQ(cuModuleGetFunction(&Step, M, "step"), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleGetFunction(&Choose, M, "choose"), CUDA_SUCCESS);
+  CUdeviceptr Words;
+  ASSERT_EQ(cuMemAlloc_v2(&Words, 4 * 4), CUDA_SUCCESS); // counter, value, if-result, switch
+  ASSERT_EQ(cuMemsetD32_v2(Words, 0, 4), CUDA_SUCCESS);
+  CUdeviceptr Counter = Words, Value = Words + 4, IfOut = Words + 8, SwitchOut = Words + 12;
+
+  // while (cond) step(): the condition starts at 1 each launch; step clears it at limit 5.
+  CUgraphConditionalHandle Loop, Branch, Pick;
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&Loop, G, Ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphConditionalHandleCreate(&Branch, G, Ctx, 0, 2), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&Branch, G, Ctx, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&Pick, G, Ctx, 0, 0), CUDA_SUCCESS);
+  CUgraphNodeParams W = {};
+  W.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  W.conditional = {Loop, CU_GRAPH_COND_TYPE_WHILE, 1, nullptr, Ctx};
+  CUgraphNode WhileNode;
+  ASSERT_EQ(cuGraphAddNode_v2(&WhileNode, G, nullptr, nullptr, 0, &W), CUDA_SUCCESS);
+  ASSERT_NE(W.conditional.phGraph_out, nullptr);
+  CUgraph LoopBody = W.conditional.phGraph_out[0];
+  EXPECT_EQ(cuGraphDestroy(LoopBody), CUDA_ERROR_INVALID_VALUE); // the node's own
+  uint32_t Limit = 5;
+  void *StepParams[] = {&Loop, &Counter, &Limit};
+  kernelNode(LoopBody, Step, StepParams);
+  CUgraphNodeType Type;
+  ASSERT_EQ(cuGraphNodeGetType(WhileNode, &Type), CUDA_SUCCESS);
+  EXPECT_EQ(Type, CU_GRAPH_NODE_TYPE_CONDITIONAL);
+
+  // After the loop: choose(Branch, value); if (Branch) IfOut = 11 else IfOut = 22.
+  void *BranchParams[] = {&Branch, &Value};
+  CUgraphNode SetBranch = kernelNode(G, Choose, BranchParams, {WhileNode});
+  CUgraphNodeParams I = {};
+  I.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  I.conditional = {Branch, CU_GRAPH_COND_TYPE_IF, 2, nullptr, Ctx};
+  CUgraphNode IfNode;
+  ASSERT_EQ(cuGraphAddNode(&IfNode, G, &SetBranch, 1, &I), CUDA_SUCCESS);
+  fillNode(I.conditional.phGraph_out[0], IfOut, 11, Ctx);
+  fillNode(I.conditional.phGraph_out[1], IfOut, 22, Ctx);
+
+  // Then choose(Pick, value); switch (Pick) { case 0..2: SwitchOut = 100 + case }.
+  void *PickParams[] = {&Pick, &Value};
+  CUgraphNode SetPick = kernelNode(G, Choose, PickParams, {IfNode});
+  CUgraphNodeParams S = {};
+  S.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  S.conditional = {Pick, CU_GRAPH_COND_TYPE_SWITCH, 3, nullptr, Ctx};
+  CUgraphNode SwitchNode;
+  ASSERT_EQ(cuGraphAddNode(&SwitchNode, G, &SetPick, 1, &S), CUDA_SUCCESS);
+  for (uint32_t K = 0; K < 3; ++K)
+    fillNode(S.conditional.phGraph_out[K], SwitchOut, 100 + K, Ctx);
+
+  // Refused: a WHILE with two bodies, a handle made for another graph.
+  CUgraphNodeParams Bad = W;
+  Bad.conditional.size = 2;
+  CUgraphNode Refused;
+  EXPECT_EQ(cuGraphAddNode(&Refused, G, nullptr, 0, &Bad), CUDA_ERROR_INVALID_VALUE);
+  Bad = W;
+  EXPECT_EQ(cuGraphAddNode(&Refused, LoopBody, nullptr, 0, &Bad), CUDA_ERROR_INVALID_VALUE);
+
+  CUgraphExec E;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
+  auto Read = [&] {
+    std::vector<uint32_t> H(4);
+    EXPECT_EQ(cuMemcpyDtoH_v2(H.data(), Words, 16), CUDA_SUCCESS);
+    return H;
+  };
+  // value 0: five steps, the else branch, case 0.
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(), (std::vector<uint32_t>{5, 0, 22, 100}));
+  // value 2, counter left at 5: the loop's condition is 1 again, one step; the if branch; case 2.
+  uint32_t Two = 2;
+  ASSERT_EQ(cuMemcpyHtoD_v2(Value, &Two, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(), (std::vector<uint32_t>{6, 2, 11, 102}));
+  // value 7: no case matches, the switch result stays.
+  uint32_t Seven = 7, Zero = 0;
+  ASSERT_EQ(cuMemcpyHtoD_v2(Value, &Seven, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD_v2(Counter, &Zero, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(), (std::vector<uint32_t>{5, 7, 11, 102}));
+  // A clone runs the same way.
+  CUgraph Clone;
+  ASSERT_EQ(cuGraphClone(&Clone, G), CUDA_SUCCESS);
+  CUgraphExec E2;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E2, Clone, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Words, 0, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E2, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(), (std::vector<uint32_t>{5, 0, 22, 100}));
+  EXPECT_EQ(cuGraphExecDestroy(E2), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphDestroy(Clone), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(Words), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
 }
 
 } // namespace

@@ -156,6 +156,10 @@ def list_declarations(cxx, own_inc, work):
         for c in record.get("inner", []):
             if c["kind"] == "CXXRecordDecl" and not c.get("isImplicit") and not c.get("name"):
                 last_anon = c
+            elif c["kind"] == "FieldDecl" and not c.get("name"):
+                # An anonymous union or struct member: its fields are the record's own.
+                if last_anon is not None:
+                    fields += record_fields(last_anon, prefix)
             elif c["kind"] == "FieldDecl":
                 path = prefix + c["name"]
                 fields.append(path)

@@ -168,11 +168,17 @@ inline const DeviceRuntimeCall *deviceRuntimeCall(llvm::StringRef Callee) {
 // kernel's name, through which a loader finds the kernel.
 inline constexpr llvm::StringLiteral KernelAddressPrefix = "\x7freptx.kernel:";
 
+// `cudaGraphSetConditional(handle, value)` in device code (the condition of a conditional graph
+// node) is a 32-bit store of value to the handle, which is a device address: a loader's
+// cuGraphConditionalHandleCreate makes handles that way (loader/README.md, "Graphs and stream
+// capture").
+inline constexpr llvm::StringLiteral SetConditional = "cudaGraphSetConditional";
+
 /// The external functions that the lifter implements itself (PTX ISA 7.1, "System calls", and
-/// those of the device runtime): no definition is linked for them.
+/// those of the device runtime and of graphs): no definition is linked for them.
 inline bool isSystemCall(llvm::StringRef Name) {
   return Name == "vprintf" || Name == "malloc" || Name == "free" || Name == "__assertfail" ||
-         Name.starts_with(DeviceRuntimeCallee);
+         Name == SetConditional || Name.starts_with(DeviceRuntimeCallee);
 }
 
 } // namespace reptx::ir::intrinsics
