@@ -360,7 +360,7 @@ CUresult reptx::loader::capture(CUstream S, std::unique_ptr<GraphNode> N) {
     return CUDA_ERROR_ILLEGAL_STATE;
   if (Cap->Invalidated)
     return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-  GraphNode *Node = Cap->G->add(std::move(N), St->CaptureDeps);
+  GraphNode *Node = Cap->graph().add(std::move(N), St->CaptureDeps);
   St->CaptureDeps.assign(1, Node);
   return CUDA_SUCCESS;
 }
@@ -492,7 +492,8 @@ void reptx::loader::forgetStream(Stream *St) {
 
 // ------------------------------------------------------------------ capture entry points
 
-static CUresult beginCapture(CUstream S, CUstreamCaptureMode Mode) {
+static CUresult beginCapture(CUstream S, CUstreamCaptureMode Mode, Graph *Into = nullptr,
+                             llvm::ArrayRef<GraphNode *> Deps = {}) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
@@ -511,7 +512,10 @@ static CUresult beginCapture(CUstream S, CUstreamCaptureMode Mode) {
     return CUDA_ERROR_ILLEGAL_STATE;
   auto *Cap = new Capture;
   Cap->Id = NextCaptureId++;
-  Cap->G = std::make_unique<Graph>();
+  if (Into)
+    Cap->Into = Into;
+  else
+    Cap->G = std::make_unique<Graph>();
   Cap->Mode = Mode;
   Cap->Origin = St;
   Cap->Streams.push_back(St);
@@ -519,8 +523,28 @@ static CUresult beginCapture(CUstream S, CUstreamCaptureMode Mode) {
   captures()[Cap->Id] = Cap;
   LiveCaptures.fetch_add(1, std::memory_order_release);
   St->Cap = Cap;
-  St->CaptureDeps.clear();
+  St->CaptureDeps.assign(Deps.begin(), Deps.end());
   return CUDA_SUCCESS;
+}
+
+// cuStreamBeginCaptureToGraph: a capture that adds to an existing graph (a conditional node's
+// body, say) after the given nodes of it; its end returns that graph.
+static CUresult beginCaptureToGraph(CUstream S, CUgraph H, const CUgraphNode *Deps,
+                                    const CUgraphEdgeData *Edges, size_t NumDeps,
+                                    CUstreamCaptureMode Mode) {
+  Graph *G = asGraph(H);
+  if (!G || (NumDeps && !Deps))
+    return CUDA_ERROR_INVALID_VALUE;
+  std::vector<GraphNode *> D;
+  for (size_t I = 0; I < NumDeps; ++I) {
+    GraphNode *N = asNode(Deps[I]);
+    if (!N || N->Owner != G || std::find(D.begin(), D.end(), N) != D.end())
+      return CUDA_ERROR_INVALID_VALUE;
+    if (Edges && (Edges[I].from_port || Edges[I].to_port || Edges[I].type))
+      return CUDA_ERROR_NOT_SUPPORTED;
+    D.push_back(N);
+  }
+  return beginCapture(S, Mode, G, D);
 }
 
 CUresult cuStreamBeginCapture(CUstream hStream) {
@@ -538,6 +562,23 @@ CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
   REPTX_TRACE(cuStreamBeginCapture_v2_ptsz, hStream, mode);
   return beginCapture(hStream, mode);
+}
+
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+                                     const CUgraphNode *dependencies,
+                                     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                     CUstreamCaptureMode mode) {
+  REPTX_TRACE(cuStreamBeginCaptureToGraph, hStream, hGraph, dependencies, dependencyData,
+              numDependencies, mode);
+  return beginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph,
+                                          const CUgraphNode *dependencies,
+                                          const CUgraphEdgeData *dependencyData,
+                                          size_t numDependencies, CUstreamCaptureMode mode) {
+  REPTX_TRACE(cuStreamBeginCaptureToGraph_ptsz, hStream, hGraph, dependencies, dependencyData,
+              numDependencies, mode);
+  return beginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
 
 // The graph of a capture that every joined stream has rejoined; an invalidated or unjoined
@@ -565,7 +606,7 @@ static CUresult endCaptureCall(CUstream S, CUgraph *Out) {
     log().error("cuStreamEndCapture: a stream that joined the capture was not joined back");
     R = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
   } else {
-    *Out = handle(Cap->G.release());
+    *Out = Cap->Into ? handle(Cap->Into) : handle(Cap->G.release());
   }
   endCapture(Cap);
   return R;
@@ -604,7 +645,7 @@ static CUresult captureInfo(CUstream S, CUstreamCaptureStatus *Status, cuuint64_
   if (Id)
     *Id = Cap->Id;
   if (G)
-    *G = handle(Cap->G.get());
+    *G = handle(&Cap->graph());
   if (Deps)
     *Deps = reinterpret_cast<const CUgraphNode *>(St->CaptureDeps.data());
   if (Edges) {
@@ -680,7 +721,7 @@ static CUresult updateCaptureDeps(CUstream S, CUgraphNode *Deps, size_t N, unsig
   std::vector<GraphNode *> New;
   for (size_t I = 0; I < N; ++I) {
     GraphNode *Node = asNode(Deps[I]);
-    if (!Node || Node->Owner != St->Cap->G.get())
+    if (!Node || Node->Owner != &St->Cap->graph())
       return CUDA_ERROR_INVALID_VALUE;
     New.push_back(Node);
   }

@@ -97,12 +97,14 @@ struct Graph {
 /// began on, and those that waited on an event recorded in it).
 struct Capture {
   uint64_t Id = 0;
-  std::unique_ptr<Graph> G;
+  std::unique_ptr<Graph> G; // the graph it builds, or null when it adds to Into
+  Graph *Into = nullptr;    // cuStreamBeginCaptureToGraph: an existing graph (not owned)
   CUstreamCaptureMode Mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
   Stream *Origin = nullptr;
   std::vector<Stream *> Streams; // every stream in it, Origin first
   std::thread::id Thread;        // that began it
   bool Invalidated = false;
+  Graph &graph() { return Into ? *Into : *G; }
 };
 
 /// The capture the stream takes part in, or null: an operation on it records a node instead of

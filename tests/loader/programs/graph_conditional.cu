@@ -1,7 +1,8 @@
 // Conditional graph nodes through the runtime API (CUDA 12.4+): a WHILE loop whose body halves
 // the values above a bound until none is left, its condition set by a kernel of the body with
 // cudaGraphSetConditional; an IF/else on the number of rounds; a SWITCH on a value the host
-// writes between launches. Expected values from the same loops on the host.
+// writes between launches; a WHILE body captured from a stream (cudaStreamBeginCaptureToGraph).
+// Expected values from the same loops on the host.
 #include "check.h"
 
 __global__ void halve(float *X, int N, float Bound, unsigned *Above) {
@@ -25,6 +26,11 @@ __global__ void pick(cudaGraphConditionalHandle H, const unsigned *Value) {
   cudaGraphSetConditional(H, *Value);
 }
 __global__ void write(unsigned *Out, unsigned V) { *Out = V; }
+__global__ void countdown(cudaGraphConditionalHandle H, unsigned *Left, unsigned *Ticks) {
+  --*Left;
+  ++*Ticks;
+  cudaGraphSetConditional(H, *Left != 0);
+}
 
 cudaGraphNode_t kernel(cudaGraph_t G, void *F, dim3 Grid, dim3 Block, void **Args,
                        const cudaGraphNode_t *Deps, size_t NumDeps) {
@@ -46,11 +52,11 @@ int main() {
   for (int I = 0; I < N; ++I)
     X[I] = 1.0f + float((I * 37) % 1000);
   float *DX = toDevice(X);
-  unsigned *Words; // above, rounds, pick value, if result, switch result
-  CHECK(cudaMalloc(&Words, 5 * sizeof(unsigned)));
-  CHECK(cudaMemset(Words, 0, 5 * sizeof(unsigned)));
+  unsigned *Words; // above, rounds, pick value, if result, switch result, left, ticks
+  CHECK(cudaMalloc(&Words, 7 * sizeof(unsigned)));
+  CHECK(cudaMemset(Words, 0, 7 * sizeof(unsigned)));
   unsigned *Above = Words, *Rounds = Words + 1, *Value = Words + 2, *IfOut = Words + 3,
-           *SwitchOut = Words + 4;
+           *SwitchOut = Words + 4, *Left = Words + 5, *Ticks = Words + 6;
 
   cudaGraph_t G;
   CHECK(cudaGraphCreate(&G, 0));
@@ -107,10 +113,31 @@ int main() {
     kernel(S.conditional.phGraph_out[K], (void *)write, dim3(1), dim3(1), CaseArgs[K], nullptr, 0);
   }
 
-  cudaGraphExec_t E;
-  CHECK(cudaGraphInstantiate(&E, G, 0));
+  // A last WHILE loop whose body is captured from a stream into the node's body graph: it counts
+  // *Left down to 0.
+  cudaGraphConditionalHandle Down;
+  CHECK(cudaGraphConditionalHandleCreate(&Down, G, 1, cudaGraphCondAssignDefault));
+  cudaGraphNodeParams C = {};
+  C.type = cudaGraphNodeTypeConditional;
+  C.conditional.handle = Down;
+  C.conditional.type = cudaGraphCondTypeWhile;
+  C.conditional.size = 1;
+  cudaGraphNode_t CountNode;
+  CHECK(cudaGraphAddNode(&CountNode, G, &SwitchNode, nullptr, 1, &C));
   cudaStream_t St;
   CHECK(cudaStreamCreate(&St));
+  cudaGraph_t CountBody = C.conditional.phGraph_out[0], Captured = nullptr;
+  CHECK(cudaStreamBeginCaptureToGraph(St, CountBody, nullptr, nullptr, 0,
+                                      cudaStreamCaptureModeGlobal));
+  countdown<<<1, 1, 0, St>>>(Down, Left, Ticks);
+  CHECK(cudaStreamEndCapture(St, &Captured));
+  expect(Captured == CountBody, "the capture's graph is the body", 0);
+  size_t BodyNodes = 0;
+  CHECK(cudaGraphGetNodes(CountBody, nullptr, &BodyNodes));
+  expect(BodyNodes == 1, "captured body nodes", long(BodyNodes));
+
+  cudaGraphExec_t E;
+  CHECK(cudaGraphInstantiate(&E, G, 0));
   // Host reference of the loop: rounds until no value is above the bound.
   auto HostRounds = [&](std::vector<float> &V) {
     unsigned R = 0;
@@ -132,15 +159,19 @@ int main() {
   unsigned WantRounds = HostRounds(Ref);
   for (unsigned Launch = 0; Launch < 3; ++Launch) {
     unsigned V = Launch * 2; // 0, 2, 4 (no case)
+    unsigned Count = 3 + Launch;
     CHECK(cudaMemcpyAsync(Value, &V, sizeof(V), cudaMemcpyHostToDevice, St));
+    CHECK(cudaMemcpyAsync(Left, &Count, sizeof(Count), cudaMemcpyHostToDevice, St));
     CHECK(cudaGraphLaunch(E, St));
     CHECK(cudaStreamSynchronize(St));
-    auto Got = toHost(Words, 5);
+    auto Got = toHost(Words, 7);
     // Later launches: every value is at or below the bound, so the loop runs its one round.
     unsigned Rounds = Launch == 0 ? WantRounds : WantRounds + Launch;
     expect(Got[1] == Rounds, "rounds", Got[1]);
     expect(Got[3] == (Rounds > Threshold ? 1u : 2u), "if/else", Got[3]);
     expect(Got[4] == (V < 4 ? 40 + V : 42), "switch", Got[4]);
+    expect(Got[5] == 0, "counted down", Got[5]);
+    expect(Got[6] == 3 * (Launch + 1) + Launch * (Launch + 1) / 2, "countdown ticks", Got[6]);
   }
   auto GotX = toHost(DX, N);
   for (int K = 0; K < N; ++K)

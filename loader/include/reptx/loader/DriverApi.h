@@ -1249,6 +1249,14 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
 CUresult cuStreamBeginCapture(CUstream hStream);
 CUresult cuStreamBeginCapture_ptsz(CUstream hStream);
 CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+                                     const CUgraphNode *dependencies,
+                                     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                     CUstreamCaptureMode mode);
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph,
+                                          const CUgraphNode *dependencies,
+                                          const CUgraphEdgeData *dependencyData,
+                                          size_t numDependencies, CUstreamCaptureMode mode);
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode);
 CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
 CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
