@@ -1786,6 +1786,58 @@ CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hN
   return setNodeEvent(execNode(asExec(hGraphExec), hNode), CU_GRAPH_NODE_TYPE_WAIT_EVENT, event);
 }
 
+// cuGraphNodeSetParams / cuGraphExecNodeSetParams: new parameters, of the node's own type, for a
+// graph's node or an executable's copy of one (Exec). A conditional node's cannot change.
+static CUresult setNodeParams(GraphNode *N, const CUgraphNodeParams *P, bool Exec) {
+  if (!N || !P || N->Type != P->type)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (P->type) {
+  case CU_GRAPH_NODE_TYPE_KERNEL:
+    return setKernel(*N, &P->kernel, P->kernel.kern);
+  case CU_GRAPH_NODE_TYPE_MEMCPY:
+    return writeParams(N, CU_GRAPH_NODE_TYPE_MEMCPY, &GraphNode::Copy, &P->memcpy.copyParams);
+  case CU_GRAPH_NODE_TYPE_MEMSET: {
+    const CUDA_MEMSET_NODE_PARAMS_v2 &M = P->memset;
+    CUDA_MEMSET_NODE_PARAMS Fill{M.dst, M.pitch, M.value, M.elementSize, M.width, M.height};
+    return writeParams(N, CU_GRAPH_NODE_TYPE_MEMSET, &GraphNode::Fill, &Fill);
+  }
+  case CU_GRAPH_NODE_TYPE_HOST: {
+    CUDA_HOST_NODE_PARAMS Host{P->host.fn, P->host.userData};
+    return writeParams(N, CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, &Host);
+  }
+  case CU_GRAPH_NODE_TYPE_GRAPH: {
+    Graph *Child = asGraph(P->graph.graph);
+    const GraphNode *Err = nullptr;
+    if (!Exec)
+      return CUDA_ERROR_NOT_SUPPORTED; // a graph's child graph node keeps its graph
+    if (!Child || updatable(*N->Child, *Child, Err) != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+      return CUDA_ERROR_INVALID_VALUE;
+    update(*N->Child, *Child, nullptr);
+    return CUDA_SUCCESS;
+  }
+  case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+    return setNodeEvent(N, CU_GRAPH_NODE_TYPE_EVENT_RECORD, P->eventRecord.event);
+  case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+    return setNodeEvent(N, CU_GRAPH_NODE_TYPE_WAIT_EVENT, P->eventWait.event);
+  case CU_GRAPH_NODE_TYPE_EMPTY:
+    return CUDA_SUCCESS;
+  default:
+    log().error("cuGraph{}NodeSetParams: the parameters of {} nodes cannot be changed",
+                Exec ? "Exec" : "", typeName(P->type));
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams) {
+  REPTX_TRACE(cuGraphNodeSetParams, hNode, nodeParams);
+  return setNodeParams(asNode(hNode), nodeParams, false);
+}
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                  CUgraphNodeParams *nodeParams) {
+  REPTX_TRACE(cuGraphExecNodeSetParams, hGraphExec, hNode, nodeParams);
+  return setNodeParams(execNode(asExec(hGraphExec), hNode), nodeParams, true);
+}
+
 CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
   REPTX_TRACE(cuGraphNodeSetEnabled, hGraphExec, hNode, isEnabled);
   GraphNode *N = execNode(asExec(hGraphExec), hNode);

@@ -257,7 +257,8 @@ CUgraphNode fillNode(CUgraph G, CUdeviceptr D, uint32_t V, CUcontext Ctx) {
 
 // WHILE, IF with an else and SWITCH nodes (CUDA Driver API, cuGraphAddNode and
 // cuGraphConditionalHandleCreate): bodies made by the node and filled afterwards, conditions set
-// by kernels of the graph and, with CU_GRAPH_COND_ASSIGN_DEFAULT, reset at each launch.
+// by kernels of the graph and, with CU_GRAPH_COND_ASSIGN_DEFAULT, reset at each launch; new
+// parameters through cuGraphNodeSetParams and cuGraphExecNodeSetParams.
 TEST_F(GraphApi, ConditionalNodesLoopAndChooseBodiesByKernelSetConditions) {
   CUmodule M;
   ASSERT_EQ(cuModuleLoadData(&M, ConditionPtx), CUDA_SUCCESS);
@@ -356,6 +357,37 @@ TEST_F(GraphApi, ConditionalNodesLoopAndChooseBodiesByKernelSetConditions) {
   EXPECT_EQ(Read(), (std::vector<uint32_t>{5, 0, 22, 100}));
   EXPECT_EQ(cuGraphExecDestroy(E2), CUDA_SUCCESS);
   EXPECT_EQ(cuGraphDestroy(Clone), CUDA_SUCCESS);
+
+  // New parameters through the generic entry points: the executable's switch reads a word that
+  // holds 1 (case 1); the graph's if reads it too, which a new executable sees.
+  CUdeviceptr One;
+  ASSERT_EQ(cuMemAlloc_v2(&One, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(One, 1, 1), CUDA_SUCCESS);
+  CUgraphNodeParams K = {};
+  K.type = CU_GRAPH_NODE_TYPE_KERNEL;
+  K.kernel.func = Choose;
+  K.kernel.gridDimX = K.kernel.gridDimY = K.kernel.gridDimZ = 1;
+  K.kernel.blockDimX = K.kernel.blockDimY = K.kernel.blockDimZ = 1;
+  void *PickOne[] = {&Pick, &One};
+  K.kernel.kernelParams = PickOne;
+  ASSERT_EQ(cuGraphExecNodeSetParams(E, SetPick, &K), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphExecNodeSetParams(E, IfNode, &K), CUDA_ERROR_INVALID_VALUE); // not a kernel
+  EXPECT_EQ(cuGraphExecNodeSetParams(E, IfNode, &I), CUDA_ERROR_NOT_SUPPORTED);
+  ASSERT_EQ(cuMemsetD32_v2(Words, 0, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(), (std::vector<uint32_t>{5, 0, 22, 101}));
+  void *BranchOne[] = {&Branch, &One};
+  K.kernel.kernelParams = BranchOne;
+  ASSERT_EQ(cuGraphNodeSetParams(SetBranch, &K), CUDA_SUCCESS);
+  CUgraphExec E3;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E3, G, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Words, 0, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E3, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Read(), (std::vector<uint32_t>{5, 0, 11, 100}));
+  EXPECT_EQ(cuGraphExecDestroy(E3), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(One), CUDA_SUCCESS);
   EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree_v2(Words), CUDA_SUCCESS);
   EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);

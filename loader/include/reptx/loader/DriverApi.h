@@ -1335,6 +1335,9 @@ CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphN
 CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
                            const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
                            size_t numDependencies, CUgraphNodeParams *nodeParams);
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                  CUgraphNodeParams *nodeParams);
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph,
                                         CUcontext ctx, unsigned int defaultLaunchValue,
                                         unsigned int flags);
