@@ -89,6 +89,31 @@ Event *asEvent(CUevent H) {
   return E && E->T == Tag::Event ? E : nullptr;
 }
 CUgraph handle(Graph *G) { return reinterpret_cast<CUgraph>(G); }
+
+// The nodes of G that Deps names, each once (false: a handle that is not one of G's nodes, or a
+// repeat).
+bool nodesOf(const Graph &G, const CUgraphNode *Deps, size_t NumDeps,
+             std::vector<GraphNode *> &Out) {
+  if (NumDeps && !Deps)
+    return false;
+  Out.clear();
+  for (size_t I = 0; I < NumDeps; ++I) {
+    GraphNode *N = asNode(Deps[I]);
+    if (!N || N->Owner != &G || std::find(Out.begin(), Out.end(), N) != Out.end())
+      return false;
+    Out.push_back(N);
+  }
+  return true;
+}
+
+// Whether every edge is a full dependency (all zero; null: none given). Programmatic ports are
+// not supported.
+bool defaultEdges(const CUgraphEdgeData *Edges, size_t N) {
+  for (size_t I = 0; Edges && I < N; ++I)
+    if (Edges[I].from_port || Edges[I].to_port || Edges[I].type)
+      return false;
+  return true;
+}
 CUgraphNode handle(GraphNode *N) { return reinterpret_cast<CUgraphNode>(N); }
 
 const char *typeName(CUgraphNodeType T) {
@@ -533,17 +558,11 @@ static CUresult beginCaptureToGraph(CUstream S, CUgraph H, const CUgraphNode *De
                                     const CUgraphEdgeData *Edges, size_t NumDeps,
                                     CUstreamCaptureMode Mode) {
   Graph *G = asGraph(H);
-  if (!G || (NumDeps && !Deps))
-    return CUDA_ERROR_INVALID_VALUE;
   std::vector<GraphNode *> D;
-  for (size_t I = 0; I < NumDeps; ++I) {
-    GraphNode *N = asNode(Deps[I]);
-    if (!N || N->Owner != G || std::find(D.begin(), D.end(), N) != D.end())
-      return CUDA_ERROR_INVALID_VALUE;
-    if (Edges && (Edges[I].from_port || Edges[I].to_port || Edges[I].type))
-      return CUDA_ERROR_NOT_SUPPORTED;
-    D.push_back(N);
-  }
+  if (!G || !nodesOf(*G, Deps, NumDeps, D))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!defaultEdges(Edges, NumDeps))
+    return CUDA_ERROR_NOT_SUPPORTED;
   return beginCapture(S, Mode, G, D);
 }
 
@@ -819,15 +838,9 @@ namespace {
 CUresult addNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
                  std::unique_ptr<GraphNode> N) {
   Graph *G = asGraph(H);
-  if (!Out || !G || (NumDeps && !Deps))
-    return CUDA_ERROR_INVALID_VALUE;
   std::vector<GraphNode *> D;
-  for (size_t I = 0; I < NumDeps; ++I) {
-    GraphNode *Dep = asNode(Deps[I]);
-    if (!Dep || Dep->Owner != G || std::find(D.begin(), D.end(), Dep) != D.end())
-      return CUDA_ERROR_INVALID_VALUE;
-    D.push_back(Dep);
-  }
+  if (!Out || !G || !nodesOf(*G, Deps, NumDeps, D))
+    return CUDA_ERROR_INVALID_VALUE;
   if (!N->Ctx)
     N->Ctx = currentContext();
   *Out = handle(G->add(std::move(N), D));
@@ -1158,9 +1171,8 @@ static CUresult addNodeOfParams(CUgraphNode *Out, CUgraph H, const CUgraphNode *
                                 CUgraphNodeParams *P) {
   if (!P || P->reserved0[0] || P->reserved0[1] || P->reserved0[2] || P->reserved2)
     return CUDA_ERROR_INVALID_VALUE;
-  for (size_t I = 0; Edges && I < NumDeps; ++I)
-    if (Edges[I].from_port || Edges[I].to_port || Edges[I].type)
-      return CUDA_ERROR_NOT_SUPPORTED; // programmatic dependencies
+  if (!defaultEdges(Edges, NumDeps))
+    return CUDA_ERROR_NOT_SUPPORTED;
   switch (P->type) {
   case CU_GRAPH_NODE_TYPE_KERNEL: {
     auto N = std::make_unique<GraphNode>();
@@ -1339,7 +1351,7 @@ CUresult changeDependencies(CUgraph H, const CUgraphNode *From, const CUgraphNod
     GraphNode *A = asNode(From[I]), *B = asNode(To[I]);
     if (!A || !B || A->Owner != G || B->Owner != G || A == B)
       return CUDA_ERROR_INVALID_VALUE;
-    if (Data && (Data[I].from_port || Data[I].to_port || Data[I].type))
+    if (Data && !defaultEdges(&Data[I], 1))
       return CUDA_ERROR_NOT_SUPPORTED;
     auto It = std::find(B->Deps.begin(), B->Deps.end(), A);
     if (Add == (It != B->Deps.end()))

@@ -45,6 +45,22 @@ cudaGraphNode_t kernel(cudaGraph_t G, void *F, dim3 Grid, dim3 Block, void **Arg
   return N;
 }
 
+// A conditional node after Deps; its body graphs go to Bodies.
+cudaGraphNode_t conditional(cudaGraph_t G, cudaGraphConditionalHandle H,
+                            cudaGraphConditionalNodeType Type, unsigned Size,
+                            const cudaGraphNode_t *Deps, size_t NumDeps,
+                            std::vector<cudaGraph_t> &Bodies) {
+  cudaGraphNodeParams P = {};
+  P.type = cudaGraphNodeTypeConditional;
+  P.conditional.handle = H;
+  P.conditional.type = Type;
+  P.conditional.size = Size;
+  cudaGraphNode_t N;
+  CHECK(cudaGraphAddNode(&N, G, Deps, nullptr, NumDeps, &P));
+  Bodies.assign(P.conditional.phGraph_out, P.conditional.phGraph_out + Size);
+  return N;
+}
+
 int main() {
   const int N = 1000;
   const float Bound = 1.5f;
@@ -65,14 +81,10 @@ int main() {
   CHECK(cudaGraphConditionalHandleCreate(&Branch, G));
   CHECK(cudaGraphConditionalHandleCreate(&Pick, G));
 
-  cudaGraphNodeParams W = {};
-  W.type = cudaGraphNodeTypeConditional;
-  W.conditional.handle = Loop;
-  W.conditional.type = cudaGraphCondTypeWhile;
-  W.conditional.size = 1;
-  cudaGraphNode_t WhileNode;
-  CHECK(cudaGraphAddNode(&WhileNode, G, nullptr, nullptr, 0, &W));
-  cudaGraph_t Body = W.conditional.phGraph_out[0];
+  std::vector<cudaGraph_t> LoopBodies;
+  cudaGraphNode_t WhileNode =
+      conditional(G, Loop, cudaGraphCondTypeWhile, 1, nullptr, 0, LoopBodies);
+  cudaGraph_t Body = LoopBodies[0];
   int Count = N;
   float B = Bound;
   void *HalveArgs[] = {&DX, &Count, &B, &Above};
@@ -84,49 +96,36 @@ int main() {
   unsigned Threshold = 8;
   void *DecideArgs[] = {&Branch, &Rounds, &Threshold};
   cudaGraphNode_t Decide = kernel(G, (void *)decide, dim3(1), dim3(1), DecideArgs, &WhileNode, 1);
-  cudaGraphNodeParams I = {};
-  I.type = cudaGraphNodeTypeConditional;
-  I.conditional.handle = Branch;
-  I.conditional.type = cudaGraphCondTypeIf;
-  I.conditional.size = 2;
-  cudaGraphNode_t IfNode;
-  CHECK(cudaGraphAddNode(&IfNode, G, &Decide, nullptr, 1, &I));
+  std::vector<cudaGraph_t> IfBodies;
+  cudaGraphNode_t IfNode = conditional(G, Branch, cudaGraphCondTypeIf, 2, &Decide, 1, IfBodies);
   unsigned Many = 1, Few = 2;
   void *ManyArgs[] = {&IfOut, &Many}, *FewArgs[] = {&IfOut, &Few};
-  kernel(I.conditional.phGraph_out[0], (void *)write, dim3(1), dim3(1), ManyArgs, nullptr, 0);
-  kernel(I.conditional.phGraph_out[1], (void *)write, dim3(1), dim3(1), FewArgs, nullptr, 0);
+  kernel(IfBodies[0], (void *)write, dim3(1), dim3(1), ManyArgs, nullptr, 0);
+  kernel(IfBodies[1], (void *)write, dim3(1), dim3(1), FewArgs, nullptr, 0);
 
   void *PickArgs[] = {&Pick, &Value};
   cudaGraphNode_t SetPick = kernel(G, (void *)pick, dim3(1), dim3(1), PickArgs, &IfNode, 1);
-  cudaGraphNodeParams S = {};
-  S.type = cudaGraphNodeTypeConditional;
-  S.conditional.handle = Pick;
-  S.conditional.type = cudaGraphCondTypeSwitch;
-  S.conditional.size = 4;
-  cudaGraphNode_t SwitchNode;
-  CHECK(cudaGraphAddNode(&SwitchNode, G, &SetPick, nullptr, 1, &S));
+  std::vector<cudaGraph_t> CaseBodies;
+  cudaGraphNode_t SwitchNode =
+      conditional(G, Pick, cudaGraphCondTypeSwitch, 4, &SetPick, 1, CaseBodies);
   unsigned Cases[4] = {40, 41, 42, 43};
   void *CaseArgs[4][2];
   for (int K = 0; K < 4; ++K) {
     CaseArgs[K][0] = &SwitchOut;
     CaseArgs[K][1] = &Cases[K];
-    kernel(S.conditional.phGraph_out[K], (void *)write, dim3(1), dim3(1), CaseArgs[K], nullptr, 0);
+    kernel(CaseBodies[K], (void *)write, dim3(1), dim3(1), CaseArgs[K], nullptr, 0);
   }
 
   // A last WHILE loop whose body is captured from a stream into the node's body graph: it counts
   // *Left down to 0.
   cudaGraphConditionalHandle Down;
   CHECK(cudaGraphConditionalHandleCreate(&Down, G, 1, cudaGraphCondAssignDefault));
-  cudaGraphNodeParams C = {};
-  C.type = cudaGraphNodeTypeConditional;
-  C.conditional.handle = Down;
-  C.conditional.type = cudaGraphCondTypeWhile;
-  C.conditional.size = 1;
-  cudaGraphNode_t CountNode;
-  CHECK(cudaGraphAddNode(&CountNode, G, &SwitchNode, nullptr, 1, &C));
+  std::vector<cudaGraph_t> CountBodies;
+  cudaGraphNode_t CountNode =
+      conditional(G, Down, cudaGraphCondTypeWhile, 1, &SwitchNode, 1, CountBodies);
   cudaStream_t St;
   CHECK(cudaStreamCreate(&St));
-  cudaGraph_t CountBody = C.conditional.phGraph_out[0], Captured = nullptr;
+  cudaGraph_t CountBody = CountBodies[0], Captured = nullptr;
   CHECK(cudaStreamBeginCaptureToGraph(St, CountBody, nullptr, nullptr, 0,
                                       cudaStreamCaptureModeGlobal));
   countdown<<<1, 1, 0, St>>>(Down, Left, Ticks);
