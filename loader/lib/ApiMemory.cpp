@@ -1514,6 +1514,81 @@ static CUresult waitValue(CUstream S, CUdeviceptr Addr, T Value, unsigned Flags)
   }
 }
 
+// cuStreamBatchMemOp: the operations in order, each as its own entry point does it; a barrier
+// and a flush have nothing to wait for (every operation completes before the call returns).
+// An operation that is not valid refuses the whole batch before any of it runs.
+static CUresult batchMemOp(CUstream S, unsigned Count, const CUstreamBatchMemOpParams *Ops,
+                           unsigned Flags) {
+  if (Flags || (Count && !Ops) || Count > 256)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned I = 0; I < Count; ++I) {
+    const CUstreamBatchMemOpParams &Op = Ops[I];
+    switch (Op.operation) {
+    case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+    case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+    case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+    case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+      break;
+    case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
+      if (Op.flushRemoteWrites.flags)
+        return CUDA_ERROR_INVALID_VALUE;
+      break;
+    case CU_STREAM_MEM_OP_BARRIER:
+      if (Op.memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_SYS &&
+          Op.memoryBarrier.flags != CU_STREAM_MEMORY_BARRIER_TYPE_GPU)
+        return CUDA_ERROR_INVALID_VALUE;
+      break;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  for (unsigned I = 0; I < Count; ++I) {
+    const CUstreamBatchMemOpParams &Op = Ops[I];
+    CUresult R = CUDA_SUCCESS;
+    switch (Op.operation) {
+    case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+      R = waitValue(S, Op.waitValue.address, Op.waitValue.value, Op.waitValue.flags);
+      break;
+    case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+      R = waitValue(S, Op.waitValue.address, Op.waitValue.value64, Op.waitValue.flags);
+      break;
+    case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+      R = writeValue(S, Op.writeValue.address, Op.writeValue.value, Op.writeValue.flags);
+      break;
+    case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+      R = writeValue(S, Op.writeValue.address, Op.writeValue.value64, Op.writeValue.flags);
+      break;
+    default:
+      R = captureRefuses(S);
+      break;
+    }
+    if (R)
+      return R;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count,
+                            CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
+  REPTX_TRACE(cuStreamBatchMemOp, stream, count, paramArray, flags);
+  return batchMemOp(stream, count, paramArray, flags);
+}
+CUresult cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count,
+                                 CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
+  REPTX_TRACE(cuStreamBatchMemOp_ptsz, stream, count, paramArray, flags);
+  return batchMemOp(stream, count, paramArray, flags);
+}
+CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count,
+                               CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
+  REPTX_TRACE(cuStreamBatchMemOp_v2, stream, count, paramArray, flags);
+  return batchMemOp(stream, count, paramArray, flags);
+}
+CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count,
+                                    CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
+  REPTX_TRACE(cuStreamBatchMemOp_v2_ptsz, stream, count, paramArray, flags);
+  return batchMemOp(stream, count, paramArray, flags);
+}
+
 // The _v2 ABIs (CUDA 11.7) have the same parameters.
 CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, uint32_t value,
                                 unsigned int flags) {

@@ -839,4 +839,48 @@ TEST_F(LoaderApi, DeviceSideLaunchesRunAfterTheirGrid) {
   ASSERT_EQ(cuCtxDestroy_v2(A), CUDA_SUCCESS);
 }
 
+// cuStreamBatchMemOp (both ABIs): writes and waits in order, 32- and 64-bit, a barrier and a
+// flush; a batch with an operation that does not exist is refused before any of it runs.
+TEST_F(LoaderApi, StreamBatchMemoryOperations) {
+  CUcontext Ctx;
+  ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
+  CUdeviceptr D;
+  ASSERT_EQ(cuMemAlloc_v2(&D, 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(D, 0, 4), CUDA_SUCCESS);
+  CUstreamBatchMemOpParams Ops[5] = {};
+  Ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+  Ops[0].writeValue.address = D;
+  Ops[0].writeValue.value = 7;
+  Ops[1].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+  Ops[1].waitValue.address = D;
+  Ops[1].waitValue.value = 7;
+  Ops[1].waitValue.flags = CU_STREAM_WAIT_VALUE_EQ;
+  Ops[2].memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
+  Ops[2].memoryBarrier.flags = CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
+  Ops[3].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+  Ops[3].writeValue.address = D + 8;
+  Ops[3].writeValue.value64 = 0x123456789abcdef0ull;
+  Ops[4].flushRemoteWrites.operation = CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES;
+  ASSERT_EQ(cuStreamBatchMemOp_v2(nullptr, 5, Ops, 0), CUDA_SUCCESS);
+  uint64_t H[2] = {};
+  ASSERT_EQ(cuMemcpyDtoH_v2(H, D, 16), CUDA_SUCCESS);
+  EXPECT_EQ(H[0], 7u);
+  EXPECT_EQ(H[1], 0x123456789abcdef0ull);
+  // A 64-bit wait that holds (GEQ), then the v1 ABI with an unknown operation last: refused, and
+  // its first write not done.
+  Ops[0].writeValue.value = 9;
+  Ops[1].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_64;
+  Ops[1].waitValue.address = D + 8;
+  Ops[1].waitValue.value64 = 0x123456789abcdef0ull;
+  Ops[1].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+  ASSERT_EQ(cuStreamBatchMemOp_v2(nullptr, 2, Ops, 0), CUDA_SUCCESS);
+  Ops[0].writeValue.value = 11;
+  Ops[4].operation = CUstreamBatchMemOpType(7);
+  EXPECT_EQ(cuStreamBatchMemOp(nullptr, 5, Ops, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuStreamBatchMemOp(nullptr, 1, Ops, 1), CUDA_ERROR_INVALID_VALUE); // flags
+  ASSERT_EQ(cuMemcpyDtoH_v2(H, D, 16), CUDA_SUCCESS);
+  EXPECT_EQ(H[0], 9u);
+  ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
+}
+
 } // namespace
