@@ -469,11 +469,13 @@ CUresult reptx::loader::captureStreamWait(CUstream S, Event *Ev) {
   return CUDA_SUCCESS;
 }
 
-CUresult reptx::loader::captureAlloc(CUstream S, Context *C, size_t Bytes, CUdeviceptr &Ptr) {
+// A mem alloc node's memory, allocated when the node is made (by a capture's cuMemAllocAsync or
+// cuGraphAddMemAllocNode); null when the device has no room.
+static std::unique_ptr<GraphNode> allocNode(Context *C, size_t Bytes, const char *What) {
   auto A = C->Dev->Backend->allocate(Bytes);
   if (!A) {
-    log().warn("cuMemAllocAsync({}) in a stream capture: {}", Bytes, llvm::toString(A.takeError()));
-    return CUDA_ERROR_OUT_OF_MEMORY;
+    log().warn("{}({}): {}", What, Bytes, llvm::toString(A.takeError()));
+    return nullptr;
   }
   auto M = std::make_shared<GraphMemory>();
   M->Ctx = C;
@@ -487,9 +489,17 @@ CUresult reptx::loader::captureAlloc(CUstream S, Context *C, size_t Bytes, CUdev
   N->Type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
   N->Ctx = C;
   N->Memory = std::move(M);
+  return N;
+}
+
+CUresult reptx::loader::captureAlloc(CUstream S, Context *C, size_t Bytes, CUdeviceptr &Ptr) {
+  auto N = allocNode(C, Bytes, "cuMemAllocAsync in a stream capture");
+  if (!N)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  CUdeviceptr A = N->Memory->Ptr;
   if (CUresult R = capture(S, std::move(N)))
     return R; // the allocation goes with the node
-  Ptr = *A;
+  Ptr = A;
   return CUDA_SUCCESS;
 }
 
@@ -1124,6 +1134,38 @@ CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
   return setNodeEvent(asNode(hNode), CU_GRAPH_NODE_TYPE_WAIT_EVENT, event);
 }
 
+// cuGraphAddMemAllocNode: pinned device memory of device 0, allocated now and the graph's (its
+// clones' and executables') until the last of them goes, as a captured cuMemAllocAsync's.
+static CUresult addMemAllocNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps,
+                                size_t NumDeps, CUDA_MEM_ALLOC_NODE_PARAMS *P) {
+  if (!P || !P->bytesize || P->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+      P->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE || P->poolProps.location.id != 0 ||
+      (P->accessDescCount && !P->accessDescs))
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!asGraph(H))
+    return CUDA_ERROR_INVALID_VALUE;
+  auto N = allocNode(C, P->bytesize, "cuGraphAddMemAllocNode");
+  if (!N)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  CUdeviceptr A = N->Memory->Ptr;
+  if (CUresult R = addNode(Out, H, Deps, NumDeps, std::move(N)))
+    return R;
+  P->dptr = A;
+  return CUDA_SUCCESS;
+}
+static CUresult addMemFreeNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
+                               CUdeviceptr Ptr) {
+  if (!Ptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto N = std::make_unique<GraphNode>();
+  N->Type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+  N->FreePtr = Ptr;
+  return addNode(Out, H, Deps, NumDeps, std::move(N));
+}
+
 // ------------------------------------------------------------------ cuGraphAddNode, conditions
 
 // A conditional node: its handle must have been made for the graph; its bodies are new empty
@@ -1213,6 +1255,10 @@ static CUresult addNodeOfParams(CUgraphNode *Out, CUgraph H, const CUgraphNode *
     return addEventNode(Out, H, Deps, NumDeps, P->eventWait.event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
   case CU_GRAPH_NODE_TYPE_CONDITIONAL:
     return addConditionalNode(Out, H, Deps, NumDeps, P->conditional);
+  case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+    return addMemAllocNode(Out, H, Deps, NumDeps, &P->alloc);
+  case CU_GRAPH_NODE_TYPE_MEM_FREE:
+    return addMemFreeNode(Out, H, Deps, NumDeps, P->free.dptr);
   default:
     log().error("cuGraphAddNode: {} nodes are not supported by reptx", typeName(P->type));
     return CUDA_ERROR_NOT_SUPPORTED;
@@ -1260,6 +1306,32 @@ CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, C
   G->Handles.push_back(std::move(H));
   *pHandle_out = *A;
   return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                const CUgraphNode *dependencies, size_t numDependencies,
+                                CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams) {
+  REPTX_TRACE(cuGraphAddMemAllocNode, phGraphNode, hGraph, dependencies, numDependencies,
+              nodeParams);
+  return addMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out) {
+  REPTX_TRACE(cuGraphMemAllocNodeGetParams, hNode, params_out);
+  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+  if (!N || !N->Memory || !params_out)
+    return CUDA_ERROR_INVALID_VALUE;
+  *params_out = {};
+  params_out->poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  params_out->poolProps.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  params_out->bytesize = N->Memory->Bytes;
+  params_out->dptr = N->Memory->Ptr;
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                               const CUgraphNode *dependencies, size_t numDependencies,
+                               CUdeviceptr dptr) {
+  REPTX_TRACE(cuGraphAddMemFreeNode, phGraphNode, hGraph, dependencies, numDependencies, dptr);
+  return addMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
 }
 
 CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out) {

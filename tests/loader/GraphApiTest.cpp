@@ -1,7 +1,7 @@
 // The structure side of CUDA graphs through the driver API (CUDA Driver API, "Graph Management"):
 // the list queries' convention, edges added and removed, destroyed nodes, cycles refused at
-// instantiation, clones, memset/memcpy nodes, the DOT dump, and conditional nodes driven by
-// kernels, on the emulator. Expected values
+// instantiation, clones, memset/memcpy nodes, the DOT dump, conditional nodes driven by kernels
+// and memory nodes made node by node, on the emulator. Expected values
 // are the documented semantics of each entry point; tests/loader/programs/graphs.cu covers
 // capture and launches through cudart.
 #include "CudaApi.h"
@@ -391,6 +391,54 @@ TEST_F(GraphApi, ConditionalNodesLoopAndChooseBodiesByKernelSetConditions) {
   EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree_v2(Words), CUDA_SUCCESS);
   EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+}
+
+// Memory nodes made node by node (cuGraphAddMemAllocNode, cuGraphAddNode of a mem free node):
+// the allocation exists once the node is made, a fill and a copy use it, and the executable runs
+// them at every launch; its parameters read back; a pool on the host is refused.
+TEST_F(GraphApi, MemoryAllocAndFreeNodesMadeNodeByNode) {
+  CUDA_MEM_ALLOC_NODE_PARAMS A = {};
+  A.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  A.poolProps.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  A.bytesize = 256;
+  CUgraphNode Alloc, Fill, Copy, Free;
+  ASSERT_EQ(cuGraphAddMemAllocNode(&Alloc, G, nullptr, 0, &A), CUDA_SUCCESS);
+  ASSERT_NE(A.dptr, 0u);
+  CUDA_MEM_ALLOC_NODE_PARAMS Back = {};
+  ASSERT_EQ(cuGraphMemAllocNodeGetParams(Alloc, &Back), CUDA_SUCCESS);
+  EXPECT_EQ(Back.bytesize, 256u);
+  EXPECT_EQ(Back.dptr, A.dptr);
+  EXPECT_EQ(Back.poolProps.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+  CUDA_MEMSET_NODE_PARAMS F = {A.dptr, 256, 0x5a5a5a5au, 4, 64, 1};
+  ASSERT_EQ(cuGraphAddMemsetNode(&Fill, G, &Alloc, 1, &F, Ctx), CUDA_SUCCESS);
+  std::vector<uint32_t> Host(64, 0);
+  CUDA_MEMCPY3D P = {};
+  P.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  P.srcDevice = A.dptr;
+  P.dstMemoryType = CU_MEMORYTYPE_HOST;
+  P.dstHost = Host.data();
+  P.WidthInBytes = 256;
+  P.Height = P.Depth = 1;
+  ASSERT_EQ(cuGraphAddMemcpyNode(&Copy, G, &Fill, 1, &P, Ctx), CUDA_SUCCESS);
+  CUgraphNodeParams FreeParams = {};
+  FreeParams.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+  FreeParams.free.dptr = A.dptr;
+  ASSERT_EQ(cuGraphAddNode(&Free, G, &Copy, 1, &FreeParams), CUDA_SUCCESS);
+  CUdeviceptr Freed = 0;
+  ASSERT_EQ(cuGraphMemFreeNodeGetParams(Free, &Freed), CUDA_SUCCESS);
+  EXPECT_EQ(Freed, A.dptr);
+  CUgraphExec E;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
+  for (int Launch = 0; Launch < 2; ++Launch) {
+    std::fill(Host.begin(), Host.end(), 0u);
+    ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+    ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+    EXPECT_EQ(Host, std::vector<uint32_t>(64, 0x5a5a5a5au)) << "launch " << Launch;
+  }
+  EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+  A.poolProps.location.type = CUmemLocationType(2); // the host
+  CUgraphNode Refused;
+  EXPECT_EQ(cuGraphAddMemAllocNode(&Refused, G, nullptr, 0, &A), CUDA_ERROR_INVALID_VALUE);
 }
 
 } // namespace

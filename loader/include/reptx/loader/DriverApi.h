@@ -734,6 +734,21 @@ typedef struct CUeventRecordNodeParams {
 typedef struct CUeventWaitNodeParams {
   CUevent event;
 } CUDA_EVENT_WAIT_NODE_PARAMS;
+/// A memory allocation node (cuGraphAddMemAllocNode): the pool's properties and the size in, the
+/// address out.
+typedef struct CUmemAllocNodeParams {
+  CUmemPoolProps poolProps;
+  const CUmemAccessDesc *accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v1;
+typedef CUDA_MEM_ALLOC_NODE_PARAMS_v1 CUDA_MEM_ALLOC_NODE_PARAMS;
+typedef CUDA_MEM_ALLOC_NODE_PARAMS_v1 CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+typedef struct CUmemFreeNodeParams {
+  CUdeviceptr dptr;
+} CUDA_MEM_FREE_NODE_PARAMS;
+
 /// cuGraphAddNode's description of a node: its type and that type's parameters, in a union of
 /// 232 bytes (the other types' members are not declared here).
 typedef struct CUgraphNodeParams_st {
@@ -748,6 +763,8 @@ typedef struct CUgraphNodeParams_st {
     CUDA_CHILD_GRAPH_NODE_PARAMS graph;
     CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
     CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
+    CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+    CUDA_MEM_FREE_NODE_PARAMS free;
     CUDA_CONDITIONAL_NODE_PARAMS conditional;
   };
   long long reserved2;
@@ -1403,6 +1420,13 @@ CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph,
 CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
 CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event);
 CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out);
+CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                const CUgraphNode *dependencies, size_t numDependencies,
+                                CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                               const CUgraphNode *dependencies, size_t numDependencies,
+                               CUdeviceptr dptr);
 CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes);
