@@ -135,6 +135,7 @@ void copyParams(GraphNode &To, const GraphNode &From) {
   To.Dims = From.Dims;
   To.Args = From.Args;
   To.pointAtArgs();
+  To.Attributes = From.Attributes;
   To.Copy = From.Copy;
   To.Fill = From.Fill;
   To.Host = From.Host;
@@ -870,8 +871,9 @@ template <typename P> CUresult setKernel(GraphNode &N, const P *Params, CUkernel
     return R;
   N.Type = CU_GRAPH_NODE_TYPE_KERNEL;
   N.K = K;
+  // The cooperative attribute (cuGraphKernelNodeSetAttribute) stays with the node.
   N.Dims = {Params->gridDimX,  Params->gridDimY,  Params->gridDimZ,       Params->blockDimX,
-            Params->blockDimY, Params->blockDimZ, Params->sharedMemBytes, false};
+            Params->blockDimY, Params->blockDimZ, Params->sharedMemBytes, N.Dims.Cooperative};
   N.Args = std::move(Args);
   N.pointAtArgs();
   return CUDA_SUCCESS;
@@ -1910,6 +1912,60 @@ static CUresult setNodeParams(GraphNode *N, const CUgraphNodeParams *P, bool Exe
                 Exec ? "Exec" : "", typeName(P->type));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+}
+
+// The attributes a kernel node has (CUkernelNodeAttrID in cuda.h's documentation). Only
+// COOPERATIVE changes what a launch does (every block resident at once); the others are kept and
+// read back.
+static bool kernelNodeAttribute(CUkernelNodeAttrID A) {
+  switch (A) {
+  case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+  case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+  case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+  case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+  case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+  case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+  case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+    return true;
+  default:
+    return false;
+  }
+}
+
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       CUkernelNodeAttrValue *value_out) {
+  REPTX_TRACE(cuGraphKernelNodeGetAttribute, hNode, attr, value_out);
+  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_KERNEL);
+  if (!N || !value_out || !kernelNodeAttribute(attr))
+    return CUDA_ERROR_INVALID_VALUE;
+  *value_out = CUkernelNodeAttrValue{};
+  if (attr == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+    value_out->cooperative = N->Dims.Cooperative ? 1 : 0;
+  else if (auto It = N->Attributes.find(attr); It != N->Attributes.end())
+    *value_out = It->second;
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       const CUkernelNodeAttrValue *value) {
+  REPTX_TRACE(cuGraphKernelNodeSetAttribute, hNode, attr, value);
+  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_KERNEL);
+  if (!N || !value || !kernelNodeAttribute(attr))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (attr == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+    N->Dims.Cooperative = value->cooperative != 0;
+  else
+    N->Attributes[attr] = *value;
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+  REPTX_TRACE(cuGraphKernelNodeCopyAttributes, dst, src);
+  GraphNode *To = nodeOfType(dst, CU_GRAPH_NODE_TYPE_KERNEL);
+  GraphNode *From = nodeOfType(src, CU_GRAPH_NODE_TYPE_KERNEL);
+  if (!To || !From)
+    return CUDA_ERROR_INVALID_VALUE;
+  To->Attributes = From->Attributes;
+  To->Dims.Cooperative = From->Dims.Cooperative;
+  return CUDA_SUCCESS;
 }
 
 CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams) {

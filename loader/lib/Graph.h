@@ -11,6 +11,7 @@
 
 #include "Driver.h"
 
+#include <map>
 #include <memory>
 #include <thread>
 #include <unordered_map>
@@ -56,6 +57,8 @@ struct GraphNode {
   LaunchDims Dims;
   std::vector<uint8_t> Args;
   std::vector<void *> ArgPointers;
+  // Its attributes (cuGraphKernelNodeSetAttribute) other than COOPERATIVE, which is Dims's.
+  std::map<int, CUlaunchAttributeValue> Attributes;
   // CU_GRAPH_NODE_TYPE_MEMCPY / MEMSET / HOST.
   CUDA_MEMCPY3D Copy{};
   CUDA_MEMSET_NODE_PARAMS Fill{};

@@ -441,4 +441,55 @@ TEST_F(GraphApi, MemoryAllocAndFreeNodesMadeNodeByNode) {
   EXPECT_EQ(cuGraphAddMemAllocNode(&Refused, G, nullptr, 0, &A), CUDA_ERROR_INVALID_VALUE);
 }
 
+// A kernel node's attributes: cooperative (kept across new parameters, and launched so), a
+// priority kept and copied to another node; attributes a kernel node does not have, and nodes
+// that are not kernels, are refused.
+TEST_F(GraphApi, KernelNodeAttributesAreKeptCopiedAndLaunched) {
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, ConditionPtx), CUDA_SUCCESS);
+  CUfunction Step;
+  ASSERT_EQ(cuModuleGetFunction(&Step, M, "step"), CUDA_SUCCESS);
+  CUdeviceptr Counter;
+  ASSERT_EQ(cuMemAlloc_v2(&Counter, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Counter, 0, 1), CUDA_SUCCESS);
+  CUgraphConditionalHandle Unused;
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&Unused, G, Ctx, 0, 0), CUDA_SUCCESS);
+  uint32_t Limit = 100;
+  void *Params[] = {&Unused, &Counter, &Limit};
+  CUgraphNode A = kernelNode(G, Step, Params), B = kernelNode(G, Step, Params, {A});
+  CUkernelNodeAttrValue V = {};
+  ASSERT_EQ(cuGraphKernelNodeGetAttribute(A, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &V), CUDA_SUCCESS);
+  EXPECT_EQ(V.cooperative, 0);
+  V.cooperative = 1;
+  ASSERT_EQ(cuGraphKernelNodeSetAttribute(A, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &V), CUDA_SUCCESS);
+  V = {};
+  V.priority = 3;
+  ASSERT_EQ(cuGraphKernelNodeSetAttribute(A, CU_LAUNCH_ATTRIBUTE_PRIORITY, &V), CUDA_SUCCESS);
+  CUDA_KERNEL_NODE_PARAMS_v2 P = {};
+  ASSERT_EQ(cuGraphKernelNodeGetParams_v2(A, &P), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphKernelNodeSetParams_v2(A, &P), CUDA_SUCCESS);
+  V = {};
+  ASSERT_EQ(cuGraphKernelNodeGetAttribute(A, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &V), CUDA_SUCCESS);
+  EXPECT_EQ(V.cooperative, 1);
+  ASSERT_EQ(cuGraphKernelNodeCopyAttributes(B, A), CUDA_SUCCESS);
+  V = {};
+  ASSERT_EQ(cuGraphKernelNodeGetAttribute(B, CU_LAUNCH_ATTRIBUTE_PRIORITY, &V), CUDA_SUCCESS);
+  EXPECT_EQ(V.priority, 3);
+  EXPECT_EQ(cuGraphKernelNodeGetAttribute(A, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &V),
+            CUDA_ERROR_INVALID_VALUE);
+  CUgraphNode Empty = empty();
+  EXPECT_EQ(cuGraphKernelNodeGetAttribute(Empty, CU_LAUNCH_ATTRIBUTE_PRIORITY, &V),
+            CUDA_ERROR_INVALID_VALUE);
+  CUgraphExec E;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  uint32_t Count = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&Count, Counter, 4), CUDA_SUCCESS);
+  EXPECT_EQ(Count, 2u);
+  EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(Counter), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+}
+
 } // namespace

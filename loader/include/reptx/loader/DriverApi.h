@@ -819,6 +819,11 @@ typedef union CUlaunchAttributeData {
   int priority; // CU_LAUNCH_ATTRIBUTE_PRIORITY
 } CUlaunchAttributeValue;
 
+/// A graph kernel node's attributes (cuGraphKernelNodeGetAttribute) are launch attributes.
+typedef CUlaunchAttributeID CUkernelNodeAttrID;
+typedef CUlaunchAttributeValue CUkernelNodeAttrValue_v1;
+typedef CUkernelNodeAttrValue_v1 CUkernelNodeAttrValue;
+
 typedef struct CUlaunchAttributeEntry {
   CUlaunchAttributeID id; // followed by 4 bytes of padding
   CUlaunchAttributeValue value;
@@ -1402,6 +1407,11 @@ CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
                            const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
                            size_t numDependencies, CUgraphNodeParams *nodeParams);
 CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       CUkernelNodeAttrValue *value_out);
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       const CUkernelNodeAttrValue *value);
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
 CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                   CUgraphNodeParams *nodeParams);
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph,
