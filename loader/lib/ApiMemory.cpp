@@ -1751,6 +1751,35 @@ CUresult cuEventRecordWithFlags_ptsz(CUevent E, CUstream S, unsigned int Flags) 
   return eventRecord(E, S);
 }
 
+// cuCtxRecordEvent / cuCtxWaitEvent (CUDA 12.5): an event of all the context's work so far, and
+// a wait for one. Every operation completes before its call returns, so recording is a plain
+// record and waiting has nothing to wait for; a capture the call would have to take part in
+// refuses it, as CUDA does.
+static CUresult contextEvent(CUcontext H, CUevent E, bool Record) {
+  if (!Driver::get().initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!H || !Driver::get().validContext(H))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  auto *Ev = reinterpret_cast<Event *>(E);
+  if (!Ev || Ev->T != Tag::Event)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult R = captureForbidsUnsafeCall())
+    return R;
+  if (!Record && Ev->CaptureId)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; // an event of an ongoing capture
+  if (Record)
+    recordEvent(Ev);
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
+  REPTX_TRACE(cuCtxRecordEvent, hCtx, hEvent);
+  return contextEvent(hCtx, hEvent, true);
+}
+CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
+  REPTX_TRACE(cuCtxWaitEvent, hCtx, hEvent);
+  return contextEvent(hCtx, hEvent, false);
+}
+
 CUresult cuEventQuery(CUevent E) {
   REPTX_TRACE(cuEventQuery, E);
   auto *Ev = reinterpret_cast<Event *>(E);

@@ -1045,6 +1045,26 @@ CUresult cuFuncGetModule(CUmodule *Out, CUfunction F) {
   return CUDA_SUCCESS;
 }
 
+// Lazy loading's queries (CUDA 12.4): a function is loaded once its module is compiled and its
+// launch description found; loading compiles the module (the kernel cache first) now.
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function) {
+  REPTX_TRACE(cuFuncIsLoaded, state, function);
+  Kernel *K = asKernel(function);
+  if (!K)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!state)
+    return CUDA_ERROR_INVALID_VALUE;
+  *state = K->Meta ? CU_FUNCTION_LOADING_STATE_LOADED : CU_FUNCTION_LOADING_STATE_UNLOADED;
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncLoad(CUfunction function) {
+  REPTX_TRACE(cuFuncLoad, function);
+  Kernel *K = asKernel(function);
+  if (!K)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return resolve(*K);
+}
+
 CUresult cuFuncGetName(const char **Name, CUfunction F) {
   REPTX_TRACE(cuFuncGetName, Name, F);
   return cuKernelGetName(Name, reinterpret_cast<CUkernel>(F));

@@ -883,4 +883,36 @@ TEST_F(LoaderApi, StreamBatchMemoryOperations) {
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
 }
 
+// Lazy loading's queries: a library's function is unloaded until the library is compiled, by
+// cuFuncLoad or by its first launch; cuCtxRecordEvent and cuCtxWaitEvent on a context's event.
+TEST_F(LoaderApi, FunctionLoadingAndContextEvents) {
+  CUcontext Ctx;
+  ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS);
+  CUlibrary Lib; // libraries compile when first used (a module's functions, when found)
+  ASSERT_EQ(cuLibraryLoadData(&Lib, Ptx, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_SUCCESS);
+  CUkernel K;
+  ASSERT_EQ(cuLibraryGetKernel(&K, Lib, "axpb"), CUDA_SUCCESS);
+  CUfunction F;
+  ASSERT_EQ(cuKernelGetFunction(&F, K), CUDA_SUCCESS);
+  CUfunctionLoadingState State = CU_FUNCTION_LOADING_STATE_MAX;
+  ASSERT_EQ(cuFuncIsLoaded(&State, F), CUDA_SUCCESS);
+  EXPECT_EQ(State, CU_FUNCTION_LOADING_STATE_UNLOADED);
+  ASSERT_EQ(cuFuncLoad(F), CUDA_SUCCESS);
+  ASSERT_EQ(cuFuncIsLoaded(&State, F), CUDA_SUCCESS);
+  EXPECT_EQ(State, CU_FUNCTION_LOADING_STATE_LOADED);
+  EXPECT_EQ(cuFuncIsLoaded(nullptr, F), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuFuncLoad(nullptr), CUDA_ERROR_INVALID_HANDLE);
+  CUevent E;
+  ASSERT_EQ(cuEventCreate(&E, 0), CUDA_SUCCESS);
+  EXPECT_EQ(cuEventQuery(E), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxRecordEvent(Ctx, E), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxWaitEvent(Ctx, E), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventSynchronize(E), CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxRecordEvent(nullptr, E), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cuCtxRecordEvent(Ctx, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_EQ(cuEventDestroy_v2(E), CUDA_SUCCESS);
+  ASSERT_EQ(cuLibraryUnload(Lib), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
+}
+
 } // namespace

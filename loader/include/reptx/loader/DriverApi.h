@@ -819,6 +819,13 @@ typedef union CUlaunchAttributeData {
   int priority; // CU_LAUNCH_ATTRIBUTE_PRIORITY
 } CUlaunchAttributeValue;
 
+/// cuFuncIsLoaded: whether a function's module has been loaded (compiled, for reptx) yet.
+typedef enum CUfunctionLoadingState_enum {
+  CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
+  CU_FUNCTION_LOADING_STATE_LOADED = 1,
+  CU_FUNCTION_LOADING_STATE_MAX,
+} CUfunctionLoadingState;
+
 /// A graph kernel node's attributes (cuGraphKernelNodeGetAttribute) are launch attributes.
 typedef CUlaunchAttributeID CUkernelNodeAttrID;
 typedef CUlaunchAttributeValue CUkernelNodeAttrValue_v1;
@@ -1407,6 +1414,10 @@ CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
                            const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
                            size_t numDependencies, CUgraphNodeParams *nodeParams);
 CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent);
+CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent);
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function);
+CUresult cuFuncLoad(CUfunction function);
 CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
                                        CUkernelNodeAttrValue *value_out);
 CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
