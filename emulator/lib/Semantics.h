@@ -559,6 +559,15 @@ void storeLane(Wave &W, unsigned Reg, unsigned L, uint8_t *P) {
   }
 }
 
+// D16 loads (GFX9 *_d16/_d16_hi, GFX11 load_d16_*): a byte or a short goes to one half of the
+// destination VGPR (bytes zero- or sign-extended to 16 bits) and the other half is kept.
+template <bool SignExtend> uint32_t d16Merge(uint32_t Old, uint32_t V, unsigned Bytes, bool Hi) {
+  if (Bytes == 1)
+    V = SignExtend ? uint32_t(uint16_t(int16_t(int8_t(V)))) : (V & 0xff);
+  V &= 0xffff;
+  return Hi ? (Old & 0xffffu) | (V << 16) : (Old & 0xffff0000u) | V;
+}
+
 // Each family adds its operations to the table; aliases give the GFX10+/GFX11+ spellings of the
 // same operation.
 class TableBuilder {

@@ -149,15 +149,6 @@ template <Space S, unsigned Bytes, bool SignExtend> Step load(Wave &W, const Ins
   return Step::Next;
 }
 
-// D16 loads (GFX9 *_d16/_d16_hi, GFX11 load_d16_*): a byte or a short goes to one half of the
-// destination VGPR (bytes zero- or sign-extended to 16 bits) and the other half is kept.
-template <bool SignExtend> u32 d16Merge(u32 Old, u32 V, unsigned Bytes, bool Hi) {
-  if (Bytes == 1)
-    V = SignExtend ? u32(u16(int16_t(int8_t(V)))) : (V & 0xff);
-  V &= 0xffff;
-  return Hi ? (Old & 0xffffu) | (V << 16) : (Old & 0xffff0000u) | V;
-}
-
 template <Space S, unsigned Bytes, bool SignExtend, bool Hi> Step loadD16(Wave &W, const Inst &I) {
   unsigned Expected = S == Space::Global ? 3 : 2;
   if (I.NumOps != Expected)

@@ -51,7 +51,26 @@ template <unsigned Bytes, bool SignExtend> Step scratchLoad(Wave &W, const Inst 
   return Step::Next;
 }
 
-template <unsigned Bytes> Step scratchStore(Wave &W, const Inst &I) {
+// The D16 loads: a byte or a short into one half of the destination VGPR, the other half kept.
+template <unsigned Bytes, bool SignExtend, bool Hi> Step scratchLoadD16(Wave &W, const Inst &I) {
+  if (I.NumOps != 3)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected scratch load operands");
+  Step Failure = Step::Next;
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (uint64_t M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    uint8_t *P = scratchAt(W, I, 1, L, Bytes, false, Failure);
+    if (!P)
+      return Failure;
+    uint32_t V = 0;
+    std::memcpy(&V, P, Bytes);
+    W.vcol(Dst)[L] = d16Merge<SignExtend>(W.vcol(Dst)[L], V, Bytes, Hi);
+  }
+  return Step::Next;
+}
+
+// HighHalf: the *_d16_hi stores, which write bits 16-31 of the data VGPR.
+template <unsigned Bytes, bool HighHalf = false> Step scratchStore(Wave &W, const Inst &I) {
   if (I.NumOps != 3 || I.Ops[1].Dwords * 4u < Bytes)
     return W.fault(FaultKind::UnsupportedInstruction, "unexpected scratch store operands");
   Step Failure = Step::Next;
@@ -61,7 +80,7 @@ template <unsigned Bytes> Step scratchStore(Wave &W, const Inst &I) {
     uint8_t *P = scratchAt(W, I, 0, L, Bytes, true, Failure);
     if (!P)
       return Failure;
-    storeLane<Bytes>(W, Data, L, P);
+    storeLane<Bytes, HighHalf>(W, Data, L, P);
   }
   return Step::Next;
 }
@@ -86,20 +105,29 @@ void addScratchOps(TableBuilder &T) {
     const char *Gfx9, *Gfx11;
     Handler H;
   };
-  const L Loads[] = {{"scratch_load_ubyte", "scratch_load_u8", &scratchLoad<1, false>},
-                     {"scratch_load_sbyte", "scratch_load_i8", &scratchLoad<1, true>},
-                     {"scratch_load_ushort", "scratch_load_u16", &scratchLoad<2, false>},
-                     {"scratch_load_sshort", "scratch_load_i16", &scratchLoad<2, true>},
-                     {"scratch_load_dword", "scratch_load_b32", &scratchLoad<4, false>},
-                     {"scratch_load_dwordx2", "scratch_load_b64", &scratchLoad<8, false>},
-                     {"scratch_load_dwordx3", "scratch_load_b96", &scratchLoad<12, false>},
-                     {"scratch_load_dwordx4", "scratch_load_b128", &scratchLoad<16, false>},
-                     {"scratch_store_byte", "scratch_store_b8", &scratchStore<1>},
-                     {"scratch_store_short", "scratch_store_b16", &scratchStore<2>},
-                     {"scratch_store_dword", "scratch_store_b32", &scratchStore<4>},
-                     {"scratch_store_dwordx2", "scratch_store_b64", &scratchStore<8>},
-                     {"scratch_store_dwordx3", "scratch_store_b96", &scratchStore<12>},
-                     {"scratch_store_dwordx4", "scratch_store_b128", &scratchStore<16>}};
+  const L Loads[] = {
+      {"scratch_load_ubyte", "scratch_load_u8", &scratchLoad<1, false>},
+      {"scratch_load_sbyte", "scratch_load_i8", &scratchLoad<1, true>},
+      {"scratch_load_ushort", "scratch_load_u16", &scratchLoad<2, false>},
+      {"scratch_load_sshort", "scratch_load_i16", &scratchLoad<2, true>},
+      {"scratch_load_dword", "scratch_load_b32", &scratchLoad<4, false>},
+      {"scratch_load_dwordx2", "scratch_load_b64", &scratchLoad<8, false>},
+      {"scratch_load_dwordx3", "scratch_load_b96", &scratchLoad<12, false>},
+      {"scratch_load_dwordx4", "scratch_load_b128", &scratchLoad<16, false>},
+      {"scratch_store_byte", "scratch_store_b8", &scratchStore<1>},
+      {"scratch_store_short", "scratch_store_b16", &scratchStore<2>},
+      {"scratch_store_dword", "scratch_store_b32", &scratchStore<4>},
+      {"scratch_store_dwordx2", "scratch_store_b64", &scratchStore<8>},
+      {"scratch_store_dwordx3", "scratch_store_b96", &scratchStore<12>},
+      {"scratch_store_dwordx4", "scratch_store_b128", &scratchStore<16>},
+      {"scratch_store_byte_d16_hi", "scratch_store_d16_hi_b8", &scratchStore<1, true>},
+      {"scratch_store_short_d16_hi", "scratch_store_d16_hi_b16", &scratchStore<2, true>},
+      {"scratch_load_ubyte_d16", "scratch_load_d16_u8", &scratchLoadD16<1, false, false>},
+      {"scratch_load_ubyte_d16_hi", "scratch_load_d16_hi_u8", &scratchLoadD16<1, false, true>},
+      {"scratch_load_sbyte_d16", "scratch_load_d16_i8", &scratchLoadD16<1, true, false>},
+      {"scratch_load_sbyte_d16_hi", "scratch_load_d16_hi_i8", &scratchLoadD16<1, true, true>},
+      {"scratch_load_short_d16", "scratch_load_d16_b16", &scratchLoadD16<2, false, false>},
+      {"scratch_load_short_d16_hi", "scratch_load_d16_hi_b16", &scratchLoadD16<2, false, true>}};
   for (const L &X : Loads) {
     T.add(custom(X.Gfx9, X.H, 3));
     T.alias(X.Gfx11, X.Gfx9);

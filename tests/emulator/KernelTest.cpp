@@ -365,6 +365,38 @@ TEST_P(KernelTest, WorkGroupWaitingForALaterOneFinishes) {
     }
 }
 
+// Scratch D16 loads and high-half stores (kernels/scratch_d16.cu) against the bytes each lane
+// stored: 0x1111'2222 with its high half loaded, 0x3333'4444 with byte 1 sign-extended into its
+// low half, 0x5555'6666 with byte 3 into its high half, 0x7777'8888 with bytes 2-3 into its low
+// half; then the word after storing the high byte of X at byte 0 and the high half of Y at 2.
+TEST_P(KernelTest, ScratchD16LoadsAndHighHalfStores) {
+  EMU_ASSERT_OK_AND_ASSIGN(CO, load("scratch_d16"));
+  for (const DisassembledInstruction &D : CO->disassemble(*CO->findKernel("scratch_d16")))
+    EXPECT_TRUE(D.Supported) << D.Text;
+  const unsigned N = 64;
+  std::vector<uint32_t> In(N);
+  for (unsigned I = 0; I < N; ++I)
+    In[I] = I * 0x9e3779b9u + 0x80c0ff7fu; // bytes with and without their sign bit
+  Device Dev;
+  EMU_ASSERT_OK_AND_ASSIGN(DIn, Dev.allocateArray<uint32_t>(In, "In"));
+  EMU_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(N * 5 * sizeof(uint32_t), "Out"));
+  auto Params = DispatchParams::blocks("scratch_d16", {1, 1, 1}, {N, 1, 1},
+                                       KernargBuilder().addPointer(DIn).addPointer(DOut).take());
+  EMU_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, Params));
+  (void)R;
+  EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, N * 5));
+  for (unsigned I = 0; I < N; ++I) {
+    SCOPED_TRACE("lane " + std::to_string(I));
+    uint32_t V = In[I], X = V ^ 0xabcd1234u, Y = V * 7u;
+    uint32_t B1 = (V >> 8) & 0xff, B3 = V >> 24;
+    EXPECT_EQ(Out[I * 5 + 0], (V & 0xffffu) << 16 | 0x2222u);
+    EXPECT_EQ(Out[I * 5 + 1], 0x33330000u | uint16_t(int16_t(int8_t(B1))));
+    EXPECT_EQ(Out[I * 5 + 2], B3 << 16 | 0x6666u);
+    EXPECT_EQ(Out[I * 5 + 3], 0x77770000u | V >> 16);
+    EXPECT_EQ(Out[I * 5 + 4], (Y >> 16) << 16 | (V & 0xff00u) | ((X >> 16) & 0xffu));
+  }
+}
+
 TEST_P(KernelTest, UnsupportedInstructionIsReportedByNameAndPc) {
   // The code object loads although it holds an instruction without semantics (v_sad_u8).
   EMU_ASSERT_OK_AND_ASSIGN(CO, load("out_of_bounds"));
