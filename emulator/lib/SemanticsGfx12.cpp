@@ -1,7 +1,8 @@
 // GFX12 (gfx1201) spellings and scalar instructions that the AMDGPU backend emits for lifted PTX
 // on gfx1201 and that earlier families lack (AMD RDNA4 ISA, "SOP2", "SOP1" and "VOP3"): the
-// 64-bit scalar add without carry, SALU float multiply and conversions, and the GFX12 names of
-// the 64-bit multiply-adds.
+// 64-bit scalar add and subtract without carry and multiply, SALU float multiply and
+// conversions, and the GFX12 names of the 64-bit multiply-adds. (The sub-dword scalar loads are
+// with the other loads, SemanticsMemory.cpp.)
 #include "Semantics.h"
 
 #include <cmath>
@@ -12,6 +13,7 @@ namespace reptx::emulator::sem {
 void addGfx12Ops(TableBuilder &T) {
   T.add(sop<+[](uint64_t A, uint64_t B) { return A + B; }>("s_add_nc_u64"));
   T.add(sop<+[](uint64_t A, uint64_t B) { return A - B; }>("s_sub_nc_u64"));
+  T.add(sop<+[](uint64_t A, uint64_t B) { return A * B; }>("s_mul_u64"));
   T.add(sop<+[](float A, float B) { return A * B; }>("s_mul_f32"));
   T.add(sop<+[](float A, float B) { return A + B; }>("s_add_f32"));
   T.add(sop<+[](float A, float B) { return A - B; }>("s_sub_f32"));

@@ -554,6 +554,25 @@ Step smemLoad(Wave &W, const Inst &I) {
   return Step::Next;
 }
 
+// GFX12's sub-dword scalar loads (s_load_u8/i8/u16/i16): one byte or short at the byte address
+// (a short's low address bit ignored), zero- or sign-extended into one SGPR.
+template <unsigned Bytes, bool SignExtend> Step smemLoadSub(Wave &W, const Inst &I) {
+  u64 Base = W.scalar(I.Ops[1], 64);
+  const Operand &O = I.Ops[2];
+  u64 Offset =
+      O.Kind == OperandKind::Sgpr ? u64(u32(W.scalar(O, 32))) + u64(i64(I.Offset)) : u64(O.Value);
+  u64 Address = (Base + Offset) & ~u64(Bytes - 1);
+  const uint8_t *P = W.Ctx->Mem->translate(Address, Bytes, false);
+  if (!P)
+    return globalFault(W, Address, Bytes, false, std::nullopt);
+  u32 V = 0;
+  std::memcpy(&V, P, Bytes);
+  if (SignExtend)
+    V = Bytes == 1 ? u32(i32(int8_t(V))) : u32(i32(int16_t(V)));
+  W.writeScalar(I.Ops[0], V);
+  return Step::Next;
+}
+
 Step memtime(Wave &W, const Inst &I) {
   // A monotonic counter: the wave's instruction count stands in for clock cycles.
   W.writeScalar(I.Ops[0], W.Executed);
@@ -648,6 +667,10 @@ void addMemoryOps(TableBuilder &T) {
        {"s_load_dword", "s_load_dwordx2", "s_load_dwordx4", "s_load_dwordx8", "s_load_dwordx16",
         "s_load_b32", "s_load_b64", "s_load_b96", "s_load_b128", "s_load_b256", "s_load_b512"})
     T.add(custom(Name, &smemLoad, 3));
+  T.add(custom("s_load_u8", &smemLoadSub<1, false>, 3));
+  T.add(custom("s_load_i8", &smemLoadSub<1, true>, 3));
+  T.add(custom("s_load_u16", &smemLoadSub<2, false>, 3));
+  T.add(custom("s_load_i16", &smemLoadSub<2, true>, 3));
   T.add(custom("s_memtime", &memtime, 1));
   T.add(custom("s_memrealtime", &memtime, 1));
 

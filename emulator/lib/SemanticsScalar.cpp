@@ -470,6 +470,7 @@ void addScalarOps(TableBuilder &T) {
   T.alias("s_sub_co_i32", "s_sub_i32");
   T.alias("s_add_co_ci_u32", "s_addc_u32");
   T.alias("s_sub_co_ci_u32", "s_subb_u32");
+  T.alias("s_addk_co_i32", "s_addk_i32");
   T.alias("s_barrier_signal_isfirst", "s_barrier_signal");
 }
 

@@ -1001,6 +1001,88 @@ ret;
   }
 }
 
+// GFX12's own scalar instructions, which lifted PTX gets on gfx1201: a uniform 64-bit multiply
+// (s_mul_u64), a uniform loop counter stepped by an immediate (s_addk_co_i32) and uniform
+// sub-dword loads of read-only memory (s_load_u16 among them); the same kernel on gfx942 too.
+TEST(LiftExecGfx12, UniformMultiplyStepAndSubDwordLoads) {
+  const std::string Text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry uniform_ops(.param .u64 out, .param .u64 a, .param .u64 b, .param .u64 bytes,
+                            .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [a];
+  ld.param.u64 %rd3, [b];
+  ld.param.u64 %rd7, [bytes];
+  ld.param.u32 %r9, [n];
+  mul.lo.u64 %rd4, %rd2, %rd3;
+  ld.global.nc.u8 %r1, [%rd7];
+  ld.global.nc.s8 %r2, [%rd7+1];
+  ld.global.nc.u16 %r3, [%rd7+2];
+  ld.global.nc.s16 %r4, [%rd7+4];
+  mov.u32 %r10, 0;
+  mov.u32 %r11, 0;
+$L_loop:
+  add.s32 %r11, %r11, %r10;
+  add.s32 %r10, %r10, 1280;
+  setp.lt.u32 %p1, %r10, %r9;
+  @%p1 bra $L_loop;
+  mov.u32 %r7, %tid.x;
+  mul.wide.u32 %rd5, %r7, 32;
+  add.s64 %rd6, %rd1, %rd5;
+  st.global.u64 [%rd6], %rd4;
+  st.global.u32 [%rd6+8], %r1;
+  st.global.u32 [%rd6+12], %r2;
+  st.global.u32 [%rd6+16], %r3;
+  st.global.u32 [%rd6+20], %r4;
+  st.global.u32 [%rd6+24], %r11;
+  ret;
+}
+)";
+  const uint64_t A = 0x123456789abcdefull, B = 0xfedcba9876543211ull;
+  const uint32_t N = 5000;
+  const std::vector<uint8_t> Bytes = {0xf3, 0x85, 0x34, 0xb2, 0xfe, 0x9c, 0, 0};
+  uint32_t Sum = 0;
+  for (uint32_t I = 0;;) { // the loop as written: its body once at least
+    Sum += I;
+    I += 1280;
+    if (!(I < N))
+      break;
+  }
+  for (const char *Arch : {"gfx1201", "gfx942"}) {
+    SCOPED_TRACE(Arch);
+    LIFT_ASSERT_OK_AND_ASSIGN(Code,
+                              kernelDisassembly("uniform_ops.ptx", Text, "uniform_ops", Arch));
+    if (std::string(Arch) == "gfx1201")
+      for (const char *Inst : {"s_mul_u64", "s_addk_co_i32", "s_load_u16"})
+        EXPECT_NE(Code.find(Inst), std::string::npos) << Inst << " not in\n" << Code;
+    LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("uniform_ops.ptx", Text, Arch));
+    Device Dev;
+    const unsigned Threads = 40;
+    LIFT_ASSERT_OK_AND_ASSIGN(DBytes, Dev.allocateArray<uint8_t>(Bytes, "bytes"));
+    LIFT_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(Threads * 32, "out"));
+    auto P = DispatchParams::blocks(
+        "uniform_ops", {1, 1, 1}, {Threads, 1, 1},
+        KernargBuilder().addPointer(DOut).add(A).add(B).addPointer(DBytes).add(N).take());
+    LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+    (void)R;
+    LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, Threads * 8));
+    for (unsigned T = 0; T < Threads; ++T) {
+      const uint32_t *O = Out.data() + T * 8;
+      EXPECT_EQ(uint64_t(O[0]) | uint64_t(O[1]) << 32, A * B) << T;
+      EXPECT_EQ(O[2], 0xf3u) << T;
+      EXPECT_EQ(O[3], uint32_t(int32_t(int8_t(0x85)))) << T;
+      EXPECT_EQ(O[4], 0xb234u) << T;
+      EXPECT_EQ(O[5], uint32_t(int32_t(int16_t(0x9cfe)))) << T;
+      EXPECT_EQ(O[6], Sum) << T;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, LiftExec, ::testing::Values("gfx942", "gfx1100"),
                          [](const auto &Info) { return Info.param; });
 
