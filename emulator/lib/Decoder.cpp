@@ -219,9 +219,9 @@ std::string parseOperand(StringRef T, Operand &O) {
     static const struct {
       StringRef Name;
       unsigned Id;
-    } Regs[] = {{"HW_REG_MODE", 1},  {"HW_REG_STATUS", 2},    {"HW_REG_TRAPSTS", 3},
-                {"HW_REG_HW_ID", 4}, {"HW_REG_GPR_ALLOC", 5}, {"HW_REG_LDS_ALLOC", 6},
-                {"HW_REG_IB_STS", 7}};
+    } Regs[] = {{"HW_REG_MODE", 1},   {"HW_REG_STATUS", 2},       {"HW_REG_TRAPSTS", 3},
+                {"HW_REG_HW_ID", 4},  {"HW_REG_GPR_ALLOC", 5},    {"HW_REG_LDS_ALLOC", 6},
+                {"HW_REG_IB_STS", 7}, {"HW_REG_FLAT_SCR_LO", 20}, {"HW_REG_FLAT_SCR_HI", 21}};
     int64_t Id = -1, Off = 0, Size = 32;
     StringRef Name = Parts[0].trim();
     for (const auto &R : Regs)
@@ -296,6 +296,10 @@ std::string parseModifier(StringRef T, Inst &I) {
     return E;
   if (T == "clamp") {
     I.Clamp = true;
+    return {};
+  }
+  if (T == "offen" || T == "idxen") {
+    (T == "offen" ? I.Offen : I.Idxen) = true;
     return {};
   }
   if (T == "mul:2" || T == "mul:4" || T == "div:2") {

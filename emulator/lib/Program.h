@@ -119,11 +119,12 @@ struct Inst {
   uint8_t DstUnused = 0;      // SDWA dst_unused: 0 UNUSED_PAD, 1 UNUSED_SEXT, 2 UNUSED_PRESERVE
   uint8_t SrcSel[2] = {0, 0}; // SDWA src0_sel/src1_sel as parsed (copied to the operands)
   bool HasOffset = false;
-  int32_t Offset = 0;           // memory "offset:" / "offset0:"
-  int32_t Offset1 = 0;          // "offset1:"
-  int32_t Imm = 0;              // SOPP/SOPK immediate (branch offsets sign-extended)
-  uint32_t Target = UINT32_MAX; // branch target index
-  uint32_t Second = UINT32_MAX; // VOPD: index of the Y half in Program::Extra
+  bool Offen = false, Idxen = false; // MUBUF: vaddr holds the offset / the index
+  int32_t Offset = 0;                // memory "offset:" / "offset0:"
+  int32_t Offset1 = 0;               // "offset1:"
+  int32_t Imm = 0;                   // SOPP/SOPK immediate (branch offsets sign-extended)
+  uint32_t Target = UINT32_MAX;      // branch target index
+  uint32_t Second = UINT32_MAX;      // VOPD: index of the Y half in Program::Extra
   Operand Ops[6];
   // DPP (AMD ISA manuals, "DPP"): src0 is read from another lane per DppCtrl (DPP16 control as
   // encoded: quad_perm, row_shl/shr/ror, wave_*, row_mirror, row_bcast, row_share, row_xmask) or

@@ -338,11 +338,17 @@ Step hwregFault(Wave &W, u32 Enc) {
                  "hardware register " + std::to_string(Enc & 63) + " is not supported");
 }
 
+// GFX10's flat scratch base (HW_REG_FLAT_SCR_LO/HI), which a kernel's prologue sets: the
+// emulator addresses each lane's private segment directly, so the base is not needed.
+constexpr unsigned HwRegFlatScrLo = 20, HwRegFlatScrHi = 21;
+
 // s_setreg_b32 hwreg, sdata / s_setreg_imm32_b32 hwreg, imm32: MODE bits [off, off+size).
 Step setreg(Wave &W, const Inst &I) {
   if (I.NumOps != 2)
     return W.fault(FaultKind::UnsupportedInstruction, "unexpected operand count");
   u32 Enc = u32(I.Ops[0].Value);
+  if ((Enc & 63) == HwRegFlatScrLo || (Enc & 63) == HwRegFlatScrHi)
+    return Step::Next;
   if ((Enc & 63) != HwRegMode)
     return hwregFault(W, Enc);
   unsigned Off = (Enc >> 6) & 31, Size = ((Enc >> 11) & 31) + 1;

@@ -3,7 +3,8 @@
 // private segment; a scratch address is an offset into it: vaddr (or off) + saddr (or off) +
 // the instruction offset. Hardware interleaves lanes in memory, which is invisible to programs,
 // so each lane simply has PrivatePerLane bytes of its own (Wave::Private). Also the two messages
-// of the GFX11 trap sequence (s_sendmsg_rtn_b32, s_sethalt).
+// of the GFX11 trap sequence (s_sendmsg_rtn_b32, s_sethalt). And the MUBUF loads and stores
+// that kernels without flat scratch (gfx90a) address their private segment with.
 #include "Semantics.h"
 
 #include <bit>
@@ -85,6 +86,66 @@ template <unsigned Bytes, bool HighHalf = false> Step scratchStore(Wave &W, cons
   return Step::Next;
 }
 
+// MUBUF accesses of the private segment, which is what AMDGPU uses them for in kernels without
+// flat scratch (gfx90a's and GFX10 callees' stacks): [vdata, vaddr|off, srsrc, soffset]. The
+// resource is the private segment buffer the dispatch gave (base 0, the wave's scratch offset 0),
+// swizzled: a lane's dwords are interleaved with the other lanes' (AMD ISA manuals, "Buffer
+// Instructions", swizzled addressing with ADD_TID_ENABLE and an index stride of the wave size),
+// so the wave-level byte offset base + soffset (the stack and frame pointers) is
+// (base + soffset) / wave size bytes into each lane's own segment, to which the instruction's
+// offset (and vaddr, with offen) adds. Buffer accesses with an index fault by name.
+uint8_t *bufferAt(Wave &W, const Inst &I, unsigned L, unsigned Bytes, bool Write, Step &Failure) {
+  if (I.NumOps != 4 || I.Idxen || I.Ops[2].Kind != OperandKind::Sgpr || I.Ops[2].Dwords != 4) {
+    Failure = W.fault(FaultKind::UnsupportedInstruction,
+                      "a buffer access other than of the private segment");
+    return nullptr;
+  }
+  uint64_t Base = W.scalar(I.Ops[2], 64) & 0xffffffffffffull;
+  uint64_t A = (Base + uint32_t(W.scalar(I.Ops[3], 32))) / W.Size + uint64_t(int64_t(I.Offset));
+  if (I.Offen && I.Ops[1].Kind != OperandKind::Off)
+    A += uint32_t(W.lane(I.Ops[1], L, 32));
+  uint64_t Per = W.Ctx->PrivatePerLane;
+  if (A + Bytes > Per) {
+    Failure = W.fault(FaultKind::MemoryViolation,
+                      std::string(Write ? "buffer store" : "buffer load") + " of " +
+                          std::to_string(Bytes) + " bytes at private offset " + std::to_string(A) +
+                          " outside the " + std::to_string(Per) + "-byte private segment",
+                      L, A);
+    return nullptr;
+  }
+  return W.Private.data() + L * Per + A;
+}
+
+template <unsigned Bytes, bool SignExtend> Step bufferLoad(Wave &W, const Inst &I) {
+  if (I.Ops[0].Dwords * 4u < Bytes)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected buffer load operands");
+  Step Failure = Step::Next;
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
+  for (uint64_t M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    uint8_t *P = bufferAt(W, I, L, Bytes, false, Failure);
+    if (!P)
+      return Failure;
+    loadLane<Bytes, SignExtend>(W, Dst, L, P);
+  }
+  return Step::Next;
+}
+
+template <unsigned Bytes, bool HighHalf = false> Step bufferStore(Wave &W, const Inst &I) {
+  if (I.Ops[0].Dwords * 4u < Bytes)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected buffer store operands");
+  Step Failure = Step::Next;
+  unsigned Data = W.vgprIndex(I.Ops[0]);
+  for (uint64_t M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    uint8_t *P = bufferAt(W, I, L, Bytes, true, Failure);
+    if (!P)
+      return Failure;
+    storeLane<Bytes, HighHalf>(W, Data, L, P);
+  }
+  return Step::Next;
+}
+
 // s_sendmsg_rtn_b32/b64: MSG_RTN_GET_REALTIME (131) returns a monotonic counter (the wave's
 // instruction count, as s_memrealtime does here); the other messages (doorbell id...) return 0.
 Step sendmsgRtn(Wave &W, const Inst &I) {
@@ -132,6 +193,27 @@ void addScratchOps(TableBuilder &T) {
     T.add(custom(X.Gfx9, X.H, 3));
     T.alias(X.Gfx11, X.Gfx9);
   }
+  const struct {
+    const char *Name;
+    Handler H;
+  } Buffer[] = {{"buffer_load_ubyte", &bufferLoad<1, false>},
+                {"buffer_load_sbyte", &bufferLoad<1, true>},
+                {"buffer_load_ushort", &bufferLoad<2, false>},
+                {"buffer_load_sshort", &bufferLoad<2, true>},
+                {"buffer_load_dword", &bufferLoad<4, false>},
+                {"buffer_load_dwordx2", &bufferLoad<8, false>},
+                {"buffer_load_dwordx3", &bufferLoad<12, false>},
+                {"buffer_load_dwordx4", &bufferLoad<16, false>},
+                {"buffer_store_byte", &bufferStore<1>},
+                {"buffer_store_short", &bufferStore<2>},
+                {"buffer_store_dword", &bufferStore<4>},
+                {"buffer_store_dwordx2", &bufferStore<8>},
+                {"buffer_store_dwordx3", &bufferStore<12>},
+                {"buffer_store_dwordx4", &bufferStore<16>},
+                {"buffer_store_byte_d16_hi", &bufferStore<1, true>},
+                {"buffer_store_short_d16_hi", &bufferStore<2, true>}};
+  for (const auto &B : Buffer)
+    T.add(custom(B.Name, B.H, 4));
   T.add(custom("s_sendmsg_rtn_b32", &sendmsgRtn, 2));
   T.add(custom("s_sendmsg_rtn_b64", &sendmsgRtn, 2));
   OpDef Halt = custom("s_sethalt", &setHalt);

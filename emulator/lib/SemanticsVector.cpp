@@ -22,6 +22,17 @@ using i32 = int32_t;
 using u64 = uint64_t;
 using i64 = int64_t;
 
+// A subnormal f32 as a zero of its sign.
+float flushF32(float X) { return std::fpclassify(X) == FP_SUBNORMAL ? std::copysign(0.0f, X) : X; }
+// V_MAD_F32: round(round(a * b) + c), subnormal inputs, product and result flushed. Separate
+// statements, so that the host compiler does not contract them into a fused multiply-add.
+float madF32(float A, float B, float C) {
+  float P = flushF32(A) * flushF32(B);
+  P = flushF32(P);
+  float R = P + flushF32(C);
+  return flushF32(R);
+}
+
 // IEEE-mode minimum/maximum: a quiet NaN input yields the other operand, -0 orders below +0.
 template <typename T> T fmaxIeee(T A, T B) {
   if (std::isnan(A))
@@ -405,6 +416,13 @@ void addVectorOps(TableBuilder &T) {
   T.add(vop<+[](float A, float B) { return (A == 0.0f || B == 0.0f) ? 0.0f : A * B; }>(
       "v_mul_legacy_f32"));
   T.add(vop<+[](float A, float B, float C) { return std::fma(A, B, C); }>("v_fma_f32"));
+  // V_MAD_F32 and its VOP2 forms (GFX9, GFX10): the product rounded, then the sum, f32 denormals
+  // flushed on the way in and out (these instructions do not support them; AMDGPU selects them
+  // only for code that flushes them).
+  T.add(vop<+[](float A, float B, float C) { return madF32(A, B, C); }>("v_mad_f32"));
+  T.add(vop<+[](float A, float B, float D) { return madF32(A, B, D); }, true>("v_mac_f32"));
+  T.add(vop<+[](float A, float K, float B) { return madF32(A, K, B); }>("v_madmk_f32"));
+  T.add(vop<+[](float A, float B, float K) { return madF32(A, B, K); }>("v_madak_f32"));
   T.add(vop<+[](float A, float B, float D) { return std::fma(A, B, D); }, true>("v_fmac_f32"));
   T.add(vop<+[](float A, float K, float B) { return std::fma(A, K, B); }>("v_fmamk_f32"));
   T.add(vop<+[](float A, float B, float K) { return std::fma(A, B, K); }>("v_fmaak_f32"));

@@ -1083,6 +1083,189 @@ $L_loop:
   }
 }
 
+// Private memory the way each target addresses it, and 64-bit division: a kernel keeps an array
+// on its stack (read back through a generic pointer too) and calls a recursive function that
+// keeps one in each frame. gfx90a and GFX10 address the frames with buffer instructions off the
+// frame pointer (s33, a wave-level offset into lane-interleaved memory), GFX10 sets the flat
+// scratch base with s_setreg for the generic access, and gfx90a's 64-bit division uses
+// v_madmk_f32; the others use scratch instructions and fma. Against the same steps on the host.
+TEST(LiftExecTargets, StackFramesCallsAndDivisionOnEveryTarget) {
+  const std::string Text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 ret) mix(.param .b32 v, .param .b32 k, .param .b32 depth)
+{
+  .local .align 4 .b8 frame[96];
+  .reg .pred %p<2>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u32 %r1, [v];
+  ld.param.u32 %r2, [k];
+  ld.param.u32 %r12, [depth];
+  mov.u64 %rd1, frame;
+  mov.u32 %r3, 0;
+$L1:
+  add.u32 %r4, %r3, 1;
+  mad.lo.u32 %r5, %r1, %r4, %r2;
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.local.u32 [%rd3], %r5;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, 24;
+  @%p1 bra $L1;
+  add.u32 %r6, %r1, %r2;
+  rem.u32 %r7, %r6, 24;
+  mul.wide.u32 %rd4, %r7, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.local.u32 %r8, [%rd5];
+  rem.u32 %r9, %r2, 24;
+  mul.wide.u32 %rd6, %r9, 4;
+  add.s64 %rd7, %rd1, %rd6;
+  ld.local.u32 %r10, [%rd7];
+  xor.b32 %r11, %r8, %r10;
+  setp.eq.u32 %p1, %r12, 0;
+  @%p1 bra $L_done;
+  add.u32 %r13, %r1, 1;
+  sub.u32 %r14, %r12, 1;
+  {
+  .param .b32 q0;
+  st.param.b32 [q0], %r13;
+  .param .b32 q1;
+  st.param.b32 [q1], %r2;
+  .param .b32 q2;
+  st.param.b32 [q2], %r14;
+  .param .b32 s0;
+  call (s0), mix, (q0, q1, q2);
+  ld.param.b32 %r15, [s0];
+  }
+  add.u32 %r11, %r11, %r15;
+  ld.local.u32 %r15, [%rd5];
+  xor.b32 %r11, %r11, %r15;
+$L_done:
+  st.param.b32 [ret], %r11;
+  ret;
+}
+.visible .entry stack_calls(.param .u64 in, .param .u64 out, .param .u64 fout, .param .u64 qout)
+{
+  .local .align 4 .b8 buf[64];
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<24>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u64 %rd12, [fout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  mov.u64 %rd5, buf;
+  mov.u32 %r3, 0;
+$L2:
+  mad.lo.u32 %r4, %r3, 7, %r2;
+  mul.wide.u32 %rd6, %r3, 4;
+  add.s64 %rd7, %rd5, %rd6;
+  st.local.u32 [%rd7], %r4;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, 16;
+  @%p1 bra $L2;
+  and.b32 %r5, %r2, 15;
+  mul.wide.u32 %rd8, %r5, 4;
+  add.s64 %rd9, %rd5, %rd8;
+  ld.local.u32 %r6, [%rd9];
+  {
+  .param .b32 p0;
+  st.param.b32 [p0], %r6;
+  .param .b32 p1;
+  st.param.b32 [p1], %r1;
+  .param .b32 p2;
+  st.param.b32 [p2], 3;
+  .param .b32 r0;
+  call (r0), mix, (p0, p1, p2);
+  ld.param.b32 %r7, [r0];
+  }
+  shr.u32 %r8, %r2, 4;
+  and.b32 %r9, %r8, 15;
+  mul.wide.u32 %rd10, %r9, 4;
+  cvta.local.u64 %rd22, %rd5;
+  add.s64 %rd11, %rd22, %rd10;
+  ld.u32 %r10, [%rd11];
+  add.u32 %r11, %r7, %r10;
+  add.s64 %rd13, %rd2, %rd3;
+  st.global.u32 [%rd13], %r11;
+  mul.wide.u32 %rd14, %r2, 65537;
+  cvt.u64.u32 %rd15, %r1;
+  add.s64 %rd14, %rd14, %rd15;
+  cvt.rn.f32.u64 %f1, %rd14;
+  add.ftz.f32 %f1, %f1, 0f00000000;
+  add.s64 %rd13, %rd12, %rd3;
+  st.global.f32 [%rd13], %f1;
+  ld.param.u64 %rd16, [qout];
+  or.b32 %r12, %r2, 1;
+  mul.wide.u32 %rd17, %r12, 977;
+  add.s64 %rd17, %rd17, 13;
+  div.u64 %rd18, %rd14, %rd17;
+  rem.u64 %rd19, %rd14, %rd17;
+  mul.wide.u32 %rd20, %r1, 16;
+  add.s64 %rd21, %rd16, %rd20;
+  st.global.u64 [%rd21], %rd18;
+  st.global.u64 [%rd21+8], %rd19;
+  ret;
+}
+)";
+  auto Mix = [](auto &&Self, uint32_t V, uint32_t K, uint32_t Depth) -> uint32_t {
+    uint32_t Frame[24];
+    for (uint32_t J = 0; J < 24; ++J)
+      Frame[J] = V * (J + 1) + K;
+    uint32_t R = Frame[(V + K) % 24] ^ Frame[K % 24];
+    if (Depth) {
+      R += Self(Self, V + 1, K, Depth - 1);
+      R ^= Frame[(V + K) % 24];
+    }
+    return R;
+  };
+  const unsigned N = 96;
+  std::vector<uint32_t> In(N);
+  for (unsigned I = 0; I < N; ++I)
+    In[I] = I * 2654435761u + 12345u;
+  for (const char *Arch : {"gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"}) {
+    SCOPED_TRACE(Arch);
+    LIFT_ASSERT_OK_AND_ASSIGN(Code,
+                              kernelDisassembly("stack_calls.ptx", Text, "stack_calls", Arch));
+    std::string A = Arch;
+    if (A == "gfx90a" || A == "gfx1030") // the kernel's own frame (the callee's is not listed)
+      EXPECT_NE(Code.find("buffer_store_dword"), std::string::npos) << Code;
+    if (A == "gfx90a")
+      EXPECT_NE(Code.find("v_madmk_f32"), std::string::npos);
+    if (A == "gfx1030")
+      EXPECT_NE(Code.find("hwreg(HW_REG_FLAT_SCR_LO)"), std::string::npos);
+    LIFT_ASSERT_OK_AND_ASSIGN(CO, compileForEmulator("stack_calls.ptx", Text, Arch));
+    Device Dev;
+    LIFT_ASSERT_OK_AND_ASSIGN(DIn, Dev.allocateArray<uint32_t>(In, "in"));
+    LIFT_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(N * 4, "out"));
+    LIFT_ASSERT_OK_AND_ASSIGN(DF, Dev.allocate(N * 4, "fout"));
+    LIFT_ASSERT_OK_AND_ASSIGN(DQ, Dev.allocate(N * 16, "qout"));
+    auto P = DispatchParams::blocks(
+        "stack_calls", {1, 1, 1}, {N, 1, 1},
+        KernargBuilder().addPointer(DIn).addPointer(DOut).addPointer(DF).addPointer(DQ).take());
+    LIFT_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, P));
+    (void)R;
+    LIFT_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, N));
+    LIFT_ASSERT_OK_AND_ASSIGN(F, Dev.readArray<float>(DF, N));
+    LIFT_ASSERT_OK_AND_ASSIGN(Q, Dev.readArray<uint64_t>(DQ, 2 * N));
+    for (unsigned I = 0; I < N; ++I) {
+      uint32_t V = In[I], Buf[16];
+      for (uint32_t J = 0; J < 16; ++J)
+        Buf[J] = V + J * 7;
+      EXPECT_EQ(Out[I], Mix(Mix, Buf[V & 15], I, 3) + Buf[(V >> 4) & 15]) << I;
+      uint64_t W = uint64_t(V) * 65537u + I, D = uint64_t(V | 1) * 977u + 13;
+      EXPECT_EQ(F[I], float(W)) << I;
+      EXPECT_EQ(Q[2 * I], W / D) << I;
+      EXPECT_EQ(Q[2 * I + 1], W % D) << I;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, LiftExec, ::testing::Values("gfx942", "gfx1100"),
                          [](const auto &Info) { return Info.param; });
 
