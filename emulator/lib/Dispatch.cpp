@@ -336,8 +336,11 @@ void DispatchRun::initWave(Wave &W, Workgroup &G, unsigned Index, unsigned Threa
   W.Fault = WaveFault();
   // MODE from COMPUTE_PGM_RSRC1: FLOAT_ROUND_MODE_32/_16_64 and FLOAT_DENORM_MODE_32/_16_64 are
   // bits 19:12, laid out like MODE's bits 7:0; DX10_CLAMP (21) and IEEE_MODE (23).
-  W.Mode = ((D.ComputePgmRsrc1 >> 12) & 0xff) | (D.enableDx10Clamp() ? 1u << 8 : 0) |
-           (D.enableIeeeMode() ? 1u << 9 : 0);
+  // GFX12's MODE has neither bit. LLVM compiles for it as for DX10_CLAMP = 1 (saturation through
+  // the clamp bit, which must then turn NaN into 0) and IEEE = 0, and so runs the emulator.
+  bool Gfx12 = CO.target().Family == GfxFamily::GFX12;
+  W.Mode = ((D.ComputePgmRsrc1 >> 12) & 0xff) | (D.enableDx10Clamp() || Gfx12 ? 1u << 8 : 0) |
+           (D.enableIeeeMode() && !Gfx12 ? 1u << 9 : 0);
 
   // User SGPRs in the documented order, then the system SGPRs from USER_SGPR_COUNT on.
   unsigned R = 0;

@@ -93,6 +93,23 @@ h16 minIeee(h16 A, h16 B) {
 }
 h16 med3(h16 A, h16 B, h16 C) { return maxIeee(minIeee(A, B), minIeee(maxIeee(A, B), C)); }
 
+// IEEE 754-2019 minimum/maximum (GFX12's v_minimum/v_maximum/v_pk_minimum): a NaN input yields
+// a quiet NaN, -0 orders below +0.
+h16 minimum2019(h16 A, h16 B) {
+  if (A != A || B != B)
+    return h16(__builtin_nanf16(""));
+  if (A == B)
+    return std::signbit(float(A)) ? A : B;
+  return A < B ? A : B;
+}
+h16 maximum2019(h16 A, h16 B) {
+  if (A != A || B != B)
+    return h16(__builtin_nanf16(""));
+  if (A == B)
+    return std::signbit(float(A)) ? B : A;
+  return A > B ? A : B;
+}
+
 template <typename I> I cvtToInt(h16 X) {
   float F = float(X);
   if (std::isnan(F))
@@ -672,6 +689,16 @@ void addHalfOps(TableBuilder &T) {
   T.alias("v_minmax_num_f16", "v_minmax_f16");
   T.alias("v_pk_max_num_f16", "v_pk_max_f16");
   T.alias("v_pk_min_num_f16", "v_pk_min_f16");
+  T.add(vop16<+[](h16 A, h16 B) { return minimum2019(A, B); }>("v_minimum_f16"));
+  T.add(vop16<+[](h16 A, h16 B) { return maximum2019(A, B); }>("v_maximum_f16"));
+  T.add(custom("v_pk_minimum_f16", &pkF16<2, +[](h16 A, h16 B, h16) { return minimum2019(A, B); }>,
+               3));
+  T.add(custom("v_pk_maximum_f16", &pkF16<2, +[](h16 A, h16 B, h16) { return maximum2019(A, B); }>,
+               3));
+  T.add(vop16<+[](h16 A, h16 B, h16 C) { return minimum2019(minimum2019(A, B), C); }>(
+      "v_minimum3_f16"));
+  T.add(vop16<+[](h16 A, h16 B, h16 C) { return maximum2019(maximum2019(A, B), C); }>(
+      "v_maximum3_f16"));
 }
 
 } // namespace reptx::emulator::sem

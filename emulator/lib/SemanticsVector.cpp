@@ -33,6 +33,23 @@ float madF32(float A, float B, float C) {
   return flushF32(R);
 }
 
+// IEEE 754-2019 minimum/maximum (GFX12's v_minimum/v_maximum): a NaN input yields a quiet NaN,
+// -0 orders below +0.
+template <typename T> T minimum2019(T A, T B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (A == B)
+    return std::signbit(A) ? A : B;
+  return A < B ? A : B;
+}
+template <typename T> T maximum2019(T A, T B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (A == B)
+    return std::signbit(A) ? B : A;
+  return A > B ? A : B;
+}
+
 // IEEE-mode minimum/maximum: a quiet NaN input yields the other operand, -0 orders below +0.
 template <typename T> T fmaxIeee(T A, T B) {
   if (std::isnan(A))
@@ -583,6 +600,18 @@ void addVectorOps(TableBuilder &T) {
   T.alias("v_ctz_i32_b32", "v_ffbl_b32");
   T.alias("v_cls_i32", "v_ffbh_i32");
   T.alias("v_mul_dx9_zero_f32", "v_mul_legacy_f32");
+  T.add(vop<+[](float A, float B) { return minimum2019(A, B); }>("v_minimum_f32"));
+  T.add(vop<+[](float A, float B) { return maximum2019(A, B); }>("v_maximum_f32"));
+  T.add(vop<+[](double A, double B) { return minimum2019(A, B); }>("v_minimum_f64"));
+  T.add(vop<+[](double A, double B) { return maximum2019(A, B); }>("v_maximum_f64"));
+  T.add(vop<+[](float A, float B, float C) { return minimum2019(minimum2019(A, B), C); }>(
+      "v_minimum3_f32"));
+  T.add(vop<+[](float A, float B, float C) { return maximum2019(maximum2019(A, B), C); }>(
+      "v_maximum3_f32"));
+  T.add(vop<+[](float A, float B, float C) { return minimum2019(maximum2019(A, B), C); }>(
+      "v_maximumminimum_f32"));
+  T.add(vop<+[](float A, float B, float C) { return maximum2019(minimum2019(A, B), C); }>(
+      "v_minimummaximum_f32"));
   T.alias("v_max_num_f32", "v_max_f32");
   T.alias("v_min_num_f32", "v_min_f32");
   T.alias("v_max_num_f64", "v_max_f64");

@@ -41,9 +41,10 @@ struct Config {
   const char *Arch;
   Mode Wave64;
 };
-const Config Configs[] = {{"gfx942_packed", "gfx942", Mode::Packed},
-                          {"gfx942_single", "gfx942", Mode::Single},
-                          {"gfx1100", "gfx1100", Mode::Packed}};
+const Config Configs[] = {
+    {"gfx942_packed", "gfx942", Mode::Packed}, {"gfx942_single", "gfx942", Mode::Single},
+    {"gfx1100", "gfx1100", Mode::Packed},      {"gfx90a", "gfx90a", Mode::Packed},
+    {"gfx1030", "gfx1030", Mode::Packed},      {"gfx1201", "gfx1201", Mode::Packed}};
 
 // Where the code objects are written when REPTX_CONFORMANCE_OBJECTS names a directory (for the
 // opcode census).
