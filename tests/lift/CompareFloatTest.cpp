@@ -1,8 +1,8 @@
 // Execution and IR tests of testp, set, slct, min/max .xorsign.abs and cvt.pack (LiftFloat.cpp,
-// LiftCompare.cpp, LiftConvert.cpp) on gfx942 (wave64) and gfx1100 (wave32). The kernels are
-// hand-written PTX, one instruction form per kernel; each thread reads one row of three 64-bit
-// input slots and writes one 64-bit result, compared bit for bit with a host reference written
-// from the PTX ISA's description of the instruction. Inputs cover NaN (quiet, signaling,
+// LiftCompare.cpp, LiftConvert.cpp) on every target (gfx90a, gfx942, gfx1030, gfx1100, gfx1201).
+// The kernels are hand-written PTX, one instruction form per kernel; each thread reads one row of
+// three 64-bit input slots and writes one 64-bit result, compared bit for bit with a host reference
+// written from the PTX ISA's description of the instruction. Inputs cover NaN (quiet, signaling,
 // negative), +-inf, +-0, subnormals (with and without .ftz), INT_MIN/INT_MAX and the saturation
 // limits of every cvt.pack type.
 #include "../support/PtxCompare.h"
@@ -390,7 +390,8 @@ TEST_P(CompareFloatExec, FormsMatchHostReference) {
   EXPECT_GT(Checked, 4000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, CompareFloatExec, ::testing::Values("gfx942", "gfx1100"),
+INSTANTIATE_TEST_SUITE_P(Targets, CompareFloatExec,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"),
                          [](const auto &Info) { return Info.param; });
 
 // ---- IR-level checks.

@@ -1,8 +1,8 @@
 // Dynamic parallelism (kernels launched from device code; ir/lib/LiftCall.cpp, ir/lib/Lifter.cpp,
 // backend/device/DeviceLaunch.cpp): the lifted system calls of the device runtime and kernel
-// addresses, and a launching kernel run in the emulator for gfx942 (wave64) and gfx1100 (wave32)
-// against a queue laid out as reptx/backend/LaunchQueue.h says, whose records are checked after the
-// grid.
+// addresses, and a launching kernel run in the emulator for every target (gfx90a, gfx942, gfx1030,
+// gfx1100, gfx1201) against a queue laid out as reptx/backend/LaunchQueue.h says, whose records are
+// checked after the grid.
 #include "LiftTestUtil.h"
 
 #include "reptx/backend/LaunchQueue.h"
@@ -285,6 +285,7 @@ TEST_P(DeviceLaunchExec, LaunchesAreRecordedInTheQueue) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, DeviceLaunchExec, ::testing::Values("gfx942", "gfx1100"));
+INSTANTIATE_TEST_SUITE_P(Targets, DeviceLaunchExec,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"));
 
 } // namespace

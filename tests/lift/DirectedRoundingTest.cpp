@@ -1,11 +1,11 @@
 // Directed rounding of add, sub, mul, fma, div, rcp and sqrt (PTX ISA 9.7.3: .rz .rm .rp, f32
 // with and without .ftz, f64): hand-written PTX, one kernel per instruction, lifted, compiled for
-// gfx942 and gfx1100, run on the emulator over a few thousand inputs each (random bit patterns,
-// subnormals, overflowing and underflowing results, exact quotients and squares, cancelling sums
-// and fma residuals, zeros, infinities, NaNs) and compared bit for bit with the host's IEEE
-// operations under fesetround (x86 SSE rounds add/sub/mul/div/sqrt as MXCSR says; glibc's fma is
-// correctly rounded in every mode). .ftz is applied to the reference by hand: subnormal operands
-// and results become zeros of the same sign.
+// every target (gfx90a, gfx942, gfx1030, gfx1100, gfx1201), run on the emulator over a few thousand
+// inputs each (random bit patterns, subnormals, overflowing and underflowing results, exact
+// quotients and squares, cancelling sums and fma residuals, zeros, infinities, NaNs) and compared
+// bit for bit with the host's IEEE operations under fesetround (x86 SSE rounds add/sub/mul/div/sqrt
+// as MXCSR says; glibc's fma is correctly rounded in every mode). .ftz is applied to the reference
+// by hand: subnormal operands and results become zeros of the same sign.
 #include "LiftTestUtil.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -397,7 +397,8 @@ TEST(DirectedIR, ArithmeticCallsTheHelpers) {
   EXPECT_EQ(S.find("constrained"), std::string::npos) << S;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, Directed, ::testing::Values("gfx942", "gfx1100"),
+INSTANTIATE_TEST_SUITE_P(Targets, Directed,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"),
                          [](const auto &Info) { return Info.param; });
 
 } // namespace

@@ -1,8 +1,9 @@
 // Half precision, bf16, directed rounding and IEEE division: nvcc's PTX for kernels/half_*.cu and
-// kernels/directed.cu lifted, compiled for gfx942 and gfx1100, run on the emulator and compared
-// bit for bit with host references computed independently: f16 through the host's _Float16,
-// bf16 and every fma through a round-to-odd double computed with the host's FE_TOWARDZERO mode
-// and inexact flag (then rounded once), directed modes with fesetround.
+// kernels/directed.cu lifted, compiled for every target (gfx90a, gfx942, gfx1030, gfx1100,
+// gfx1201), run on the emulator and compared bit for bit with host references computed
+// independently: f16 through the host's _Float16, bf16 and every fma through a round-to-odd double
+// computed with the host's FE_TOWARDZERO mode and inexact flag (then rounded once), directed modes
+// with fesetround.
 #include "LiftTestUtil.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -658,7 +659,8 @@ TEST(HalfIR, HalfRegistersAndFma) {
   EXPECT_EQ(S.find("bfloat"), std::string::npos) << S;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, HalfExec, ::testing::Values("gfx942", "gfx1100"),
+INSTANTIATE_TEST_SUITE_P(Targets, HalfExec,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"),
                          [](const auto &Info) { return Info.param; });
 
 } // namespace

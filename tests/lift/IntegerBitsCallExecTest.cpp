@@ -1,7 +1,7 @@
 // Execution tests of the integer bit-manipulation families (LiftBits.cpp: bfe, bfi, prmt, lop3,
 // shf, dp4a, dp2a, szext, bmsk, fns), mul24/mad24/sad, min/max.relu, mad.hi.sat, carry chains
-// (LiftInteger.cpp) and calls (LiftCall.cpp), on gfx942 (wave64) and gfx1100 (wave32), against
-// host references written from the PTX ISA's pseudocode (kernels/int_ext_ref.h).
+// (LiftInteger.cpp) and calls (LiftCall.cpp), on every target (gfx90a, gfx942, gfx1030, gfx1100,
+// gfx1201), against host references written from the PTX ISA's pseudocode (kernels/int_ext_ref.h).
 #include "LiftTestUtil.h"
 
 #include "kernels/int_ext_ref.h"
@@ -180,7 +180,8 @@ TEST_P(LiftExecMore, FailedAssertTraps) {
   EXPECT_NE(Msg.find("trap"), std::string::npos) << Msg;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, LiftExecMore, ::testing::Values("gfx942", "gfx1100"),
+INSTANTIATE_TEST_SUITE_P(Targets, LiftExecMore,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"),
                          [](const auto &Info) { return Info.param; });
 
 } // namespace

@@ -1,8 +1,8 @@
 // Execution tests of the lifter and the backend: nvcc's PTX for our kernels (kernels/*.cu) and the
-// bundled sample's PTX are lifted, compiled for gfx942 (wave64) and gfx1100 (wave32), run in the
-// emulator with odd sizes, and every output is compared bit for bit with a host reference that
-// follows the PTX's semantics (float NaN results compare as NaN: AMD hardware propagates NaN
-// payloads where NVIDIA's returns a canonical NaN).
+// bundled sample's PTX are lifted, compiled for every target (gfx90a, gfx942, gfx1030, gfx1100,
+// gfx1201), run in the emulator with odd sizes, and every output is compared bit for bit with a
+// host reference that follows the PTX's semantics (float NaN results compare as NaN: AMD hardware
+// propagates NaN payloads where NVIDIA's returns a canonical NaN).
 #include "LiftTestUtil.h"
 
 #include "reptx/frontend-ptx/Fatbin.h"
@@ -1266,7 +1266,8 @@ $L2:
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, LiftExec, ::testing::Values("gfx942", "gfx1100"),
+INSTANTIATE_TEST_SUITE_P(Targets, LiftExec,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"),
                          [](const auto &Info) { return Info.param; });
 
 } // namespace

@@ -1,7 +1,8 @@
 // Device malloc and free (CUDA's `malloc`/`free` system calls; ir/lib/LiftCall.cpp,
-// backend/device/Malloc.cpp): the lifted calls, and a kernel run twice in the emulator for gfx942
-// (wave64) and gfx1100 (wave32) against a heap laid out as reptx/backend/MallocHeap.h says, whose
-// blocks, bump pointer and free list are checked after each allocating and each freeing kernel.
+// backend/device/Malloc.cpp): the lifted calls, and a kernel run twice in the emulator for every
+// target (gfx90a, gfx942, gfx1030, gfx1100, gfx1201) against a heap laid out as
+// reptx/backend/MallocHeap.h says, whose blocks, bump pointer and free list are checked after each
+// allocating and each freeing kernel.
 #include "LiftTestUtil.h"
 
 #include "reptx/backend/MallocHeap.h"
@@ -201,6 +202,7 @@ TEST_P(MallocExec, BlocksAreHandedOutFreedAndHandedOutAgain) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, MallocExec, ::testing::Values("gfx942", "gfx1100"));
+INSTANTIATE_TEST_SUITE_P(Targets, MallocExec,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"));
 
 } // namespace

@@ -206,6 +206,7 @@ TEST_P(ModulePartsExec, PartsShareVariablesAndFailAlone) {
     ASSERT_EQ(Twice[I], 2 * I) << "element " << I;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, ModulePartsExec, ::testing::Values("gfx942", "gfx1100"));
+INSTANTIATE_TEST_SUITE_P(Targets, ModulePartsExec,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"));
 
 } // namespace

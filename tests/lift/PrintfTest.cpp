@@ -1,7 +1,7 @@
 // Device printf (CUDA's vprintf; ir/lib/LiftCall.cpp, backend/device/Printf.cpp): the lifted call,
 // and the records that kernels/printf.cu leaves in a printf buffer when it runs in the emulator
-// for gfx942 (wave64) and gfx1100 (wave32), decoded byte by byte and compared with the argument
-// values computed on the host and the layout of reptx/backend/PrintfFormat.h.
+// for every target (gfx90a, gfx942, gfx1030, gfx1100, gfx1201), decoded byte by byte and compared
+// with the argument values computed on the host and the layout of reptx/backend/PrintfFormat.h.
 #include "LiftTestUtil.h"
 
 #include "reptx/backend/PrintfFormat.h"
@@ -395,6 +395,7 @@ TEST_P(PrintfExec, AssertRecordsTheMessageAndTraps) {
   EXPECT_EQ(ReadString(get<uint64_t>(B, A + 48)), "i != 13");
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, PrintfExec, ::testing::Values("gfx942", "gfx1100"));
+INSTANTIATE_TEST_SUITE_P(Targets, PrintfExec,
+                         ::testing::Values("gfx942", "gfx1100", "gfx90a", "gfx1030", "gfx1201"));
 
 } // namespace
