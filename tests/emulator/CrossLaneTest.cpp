@@ -123,7 +123,8 @@ TEST_P(CrossLaneTest, DppSwizzleAndPermlaneMatchTheIsaDefinitions) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, CrossLaneTest,
                          ::testing::Values(Target{"gfx942", "", 64}, Target{"gfx1100", "", 32},
-                                           Target{"gfx1100", ".w64", 64}, Target{"gfx90a", "", 64}),
+                                           Target{"gfx1100", ".w64", 64}, Target{"gfx90a", "", 64},
+                                           Target{"gfx1030", "", 32}, Target{"gfx1201", "", 32}),
                          [](const auto &Info) {
                            return Info.param.Arch + (Info.param.Suffix.empty() ? "" : "_w64");
                          });

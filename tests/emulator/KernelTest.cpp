@@ -1,6 +1,7 @@
 // End-to-end emulator tests: each kernel of kernels/*.cu, compiled by clang-22 for gfx942, gfx1100
-// and gfx90a, runs with odd dispatch sizes and every output is compared bit for bit with a host
-// reference; faulting kernels must report where and why they stopped.
+// (wave32 and wave64), gfx90a, gfx1030 and gfx1201, runs with odd dispatch sizes and every output
+// is compared bit for bit with a host reference; faulting kernels must report where and why they
+// stopped.
 #include "TestUtil.h"
 
 #include <algorithm>
@@ -432,7 +433,8 @@ TEST_P(KernelTest, UnsupportedInstructionIsReportedByNameAndPc) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, KernelTest,
                          ::testing::Values(Target{"gfx942", "", 64}, Target{"gfx1100", "", 32},
-                                           Target{"gfx1100", ".w64", 64}, Target{"gfx90a", "", 64}),
+                                           Target{"gfx1100", ".w64", 64}, Target{"gfx90a", "", 64},
+                                           Target{"gfx1030", "", 32}, Target{"gfx1201", "", 32}),
                          [](const auto &Info) {
                            return Info.param.Arch + (Info.param.Suffix.empty() ? "" : "_w64");
                          });
