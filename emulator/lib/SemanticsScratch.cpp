@@ -14,21 +14,14 @@ namespace reptx::emulator::sem {
 
 namespace {
 
-// Operands: loads [vdst, vaddr|off, saddr|off], stores [vaddr|off, vdata, saddr|off].
-uint8_t *scratchAt(Wave &W, const Inst &I, unsigned VaddrOp, unsigned L, unsigned Bytes, bool Write,
+// Lane L's Bytes at private offset A, checked against its private segment; null with Failure set
+// (Kind names the access in the message) when they do not fit.
+uint8_t *privateAt(Wave &W, uint64_t A, unsigned L, unsigned Bytes, bool Write, const char *Kind,
                    Step &Failure) {
-  const Operand &Vaddr = I.Ops[VaddrOp];
-  const Operand &Saddr = I.Ops[I.NumOps - 1];
-  uint64_t A = uint64_t(int64_t(I.Offset));
-  if (Vaddr.Kind != OperandKind::Off)
-    A += uint32_t(W.lane(Vaddr, L, 32));
-  if (Saddr.Kind != OperandKind::Off)
-    A += uint32_t(W.scalar(Saddr, 32));
-  A &= 0xffffffff;
   uint64_t Per = W.Ctx->PrivatePerLane;
   if (A + Bytes > Per) {
     Failure = W.fault(FaultKind::MemoryViolation,
-                      std::string(Write ? "scratch store" : "scratch load") + " of " +
+                      std::string(Kind) + (Write ? " store" : " load") + " of " +
                           std::to_string(Bytes) + " bytes at private offset " + std::to_string(A) +
                           " outside the " + std::to_string(Per) + "-byte private segment",
                       L, A);
@@ -37,53 +30,17 @@ uint8_t *scratchAt(Wave &W, const Inst &I, unsigned VaddrOp, unsigned L, unsigne
   return W.Private.data() + L * Per + A;
 }
 
-template <unsigned Bytes, bool SignExtend> Step scratchLoad(Wave &W, const Inst &I) {
-  if (I.NumOps != 3 || I.Ops[0].Dwords * 4u < Bytes)
-    return W.fault(FaultKind::UnsupportedInstruction, "unexpected scratch load operands");
-  Step Failure = Step::Next;
-  unsigned Dst = W.vgprIndex(I.Ops[0]);
-  for (uint64_t M = W.exec(); M; M &= M - 1) {
-    unsigned L = unsigned(std::countr_zero(M));
-    uint8_t *P = scratchAt(W, I, 1, L, Bytes, false, Failure);
-    if (!P)
-      return Failure;
-    loadLane<Bytes, SignExtend>(W, Dst, L, P);
-  }
-  return Step::Next;
-}
-
-// The D16 loads: a byte or a short into one half of the destination VGPR, the other half kept.
-template <unsigned Bytes, bool SignExtend, bool Hi> Step scratchLoadD16(Wave &W, const Inst &I) {
-  if (I.NumOps != 3)
-    return W.fault(FaultKind::UnsupportedInstruction, "unexpected scratch load operands");
-  Step Failure = Step::Next;
-  unsigned Dst = W.vgprIndex(I.Ops[0]);
-  for (uint64_t M = W.exec(); M; M &= M - 1) {
-    unsigned L = unsigned(std::countr_zero(M));
-    uint8_t *P = scratchAt(W, I, 1, L, Bytes, false, Failure);
-    if (!P)
-      return Failure;
-    uint32_t V = 0;
-    std::memcpy(&V, P, Bytes);
-    W.vcol(Dst)[L] = d16Merge<SignExtend>(W.vcol(Dst)[L], V, Bytes, Hi);
-  }
-  return Step::Next;
-}
-
-// HighHalf: the *_d16_hi stores, which write bits 16-31 of the data VGPR.
-template <unsigned Bytes, bool HighHalf = false> Step scratchStore(Wave &W, const Inst &I) {
-  if (I.NumOps != 3 || I.Ops[1].Dwords * 4u < Bytes)
-    return W.fault(FaultKind::UnsupportedInstruction, "unexpected scratch store operands");
-  Step Failure = Step::Next;
-  unsigned Data = W.vgprIndex(I.Ops[1]);
-  for (uint64_t M = W.exec(); M; M &= M - 1) {
-    unsigned L = unsigned(std::countr_zero(M));
-    uint8_t *P = scratchAt(W, I, 0, L, Bytes, true, Failure);
-    if (!P)
-      return Failure;
-    storeLane<Bytes, HighHalf>(W, Data, L, P);
-  }
-  return Step::Next;
+// Scratch operands: loads [vdst, vaddr|off, saddr|off], stores [vaddr|off, vdata, saddr|off]; the
+// private offset is vaddr + saddr + offset, 32 bits.
+uint8_t *scratchAt(Wave &W, const Inst &I, unsigned L, unsigned Bytes, bool Write, Step &Failure) {
+  const Operand &Vaddr = I.Ops[Write ? 0 : 1];
+  const Operand &Saddr = I.Ops[I.NumOps - 1];
+  uint64_t A = uint64_t(int64_t(I.Offset));
+  if (Vaddr.Kind != OperandKind::Off)
+    A += uint32_t(W.lane(Vaddr, L, 32));
+  if (Saddr.Kind != OperandKind::Off)
+    A += uint32_t(W.scalar(Saddr, 32));
+  return privateAt(W, A & 0xffffffff, L, Bytes, Write, "scratch", Failure);
 }
 
 // MUBUF accesses of the private segment, which is what AMDGPU uses them for in kernels without
@@ -95,7 +52,7 @@ template <unsigned Bytes, bool HighHalf = false> Step scratchStore(Wave &W, cons
 // (base + soffset) / wave size bytes into each lane's own segment, to which the instruction's
 // offset (and vaddr, with offen) adds. Buffer accesses with an index fault by name.
 uint8_t *bufferAt(Wave &W, const Inst &I, unsigned L, unsigned Bytes, bool Write, Step &Failure) {
-  if (I.NumOps != 4 || I.Idxen || I.Ops[2].Kind != OperandKind::Sgpr || I.Ops[2].Dwords != 4) {
+  if (I.Idxen || I.Ops[2].Kind != OperandKind::Sgpr || I.Ops[2].Dwords != 4) {
     Failure = W.fault(FaultKind::UnsupportedInstruction,
                       "a buffer access other than of the private segment");
     return nullptr;
@@ -104,26 +61,29 @@ uint8_t *bufferAt(Wave &W, const Inst &I, unsigned L, unsigned Bytes, bool Write
   uint64_t A = (Base + uint32_t(W.scalar(I.Ops[3], 32))) / W.Size + uint64_t(int64_t(I.Offset));
   if (I.Offen && I.Ops[1].Kind != OperandKind::Off)
     A += uint32_t(W.lane(I.Ops[1], L, 32));
-  uint64_t Per = W.Ctx->PrivatePerLane;
-  if (A + Bytes > Per) {
-    Failure = W.fault(FaultKind::MemoryViolation,
-                      std::string(Write ? "buffer store" : "buffer load") + " of " +
-                          std::to_string(Bytes) + " bytes at private offset " + std::to_string(A) +
-                          " outside the " + std::to_string(Per) + "-byte private segment",
-                      L, A);
-    return nullptr;
-  }
-  return W.Private.data() + L * Per + A;
+  return privateAt(W, A, L, Bytes, Write, "buffer", Failure);
 }
 
-template <unsigned Bytes, bool SignExtend> Step bufferLoad(Wave &W, const Inst &I) {
-  if (I.Ops[0].Dwords * 4u < Bytes)
-    return W.fault(FaultKind::UnsupportedInstruction, "unexpected buffer load operands");
+// The two forms: where a lane's access lands, the operand count, and which operand holds a
+// store's data.
+using PrivateAddress = uint8_t *(*)(Wave &, const Inst &, unsigned, unsigned, bool, Step &);
+struct ScratchForm {
+  static constexpr PrivateAddress At = &scratchAt;
+  static constexpr unsigned NumOps = 3, StoreData = 1;
+};
+struct BufferForm {
+  static constexpr PrivateAddress At = &bufferAt;
+  static constexpr unsigned NumOps = 4, StoreData = 0;
+};
+
+template <typename F, unsigned Bytes, bool SignExtend> Step privateLoad(Wave &W, const Inst &I) {
+  if (I.NumOps != F::NumOps || I.Ops[0].Dwords * 4u < Bytes)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected load operands");
   Step Failure = Step::Next;
   unsigned Dst = W.vgprIndex(I.Ops[0]);
   for (uint64_t M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    uint8_t *P = bufferAt(W, I, L, Bytes, false, Failure);
+    uint8_t *P = F::At(W, I, L, Bytes, false, Failure);
     if (!P)
       return Failure;
     loadLane<Bytes, SignExtend>(W, Dst, L, P);
@@ -131,14 +91,35 @@ template <unsigned Bytes, bool SignExtend> Step bufferLoad(Wave &W, const Inst &
   return Step::Next;
 }
 
-template <unsigned Bytes, bool HighHalf = false> Step bufferStore(Wave &W, const Inst &I) {
-  if (I.Ops[0].Dwords * 4u < Bytes)
-    return W.fault(FaultKind::UnsupportedInstruction, "unexpected buffer store operands");
+// The D16 loads: a byte or a short into one half of the destination VGPR, the other half kept.
+template <typename F, unsigned Bytes, bool SignExtend, bool Hi>
+Step privateLoadD16(Wave &W, const Inst &I) {
+  if (I.NumOps != F::NumOps)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected load operands");
   Step Failure = Step::Next;
-  unsigned Data = W.vgprIndex(I.Ops[0]);
+  unsigned Dst = W.vgprIndex(I.Ops[0]);
   for (uint64_t M = W.exec(); M; M &= M - 1) {
     unsigned L = unsigned(std::countr_zero(M));
-    uint8_t *P = bufferAt(W, I, L, Bytes, true, Failure);
+    uint8_t *P = F::At(W, I, L, Bytes, false, Failure);
+    if (!P)
+      return Failure;
+    uint32_t V = 0;
+    std::memcpy(&V, P, Bytes);
+    W.vcol(Dst)[L] = d16Merge<SignExtend>(W.vcol(Dst)[L], V, Bytes, Hi);
+  }
+  return Step::Next;
+}
+
+// HighHalf: the *_d16_hi stores, which write bits 16-31 of the data VGPR.
+template <typename F, unsigned Bytes, bool HighHalf = false>
+Step privateStore(Wave &W, const Inst &I) {
+  if (I.NumOps != F::NumOps || I.Ops[F::StoreData].Dwords * 4u < Bytes)
+    return W.fault(FaultKind::UnsupportedInstruction, "unexpected store operands");
+  Step Failure = Step::Next;
+  unsigned Data = W.vgprIndex(I.Ops[F::StoreData]);
+  for (uint64_t M = W.exec(); M; M &= M - 1) {
+    unsigned L = unsigned(std::countr_zero(M));
+    uint8_t *P = F::At(W, I, L, Bytes, true, Failure);
     if (!P)
       return Failure;
     storeLane<Bytes, HighHalf>(W, Data, L, P);
@@ -167,28 +148,35 @@ void addScratchOps(TableBuilder &T) {
     Handler H;
   };
   const L Loads[] = {
-      {"scratch_load_ubyte", "scratch_load_u8", &scratchLoad<1, false>},
-      {"scratch_load_sbyte", "scratch_load_i8", &scratchLoad<1, true>},
-      {"scratch_load_ushort", "scratch_load_u16", &scratchLoad<2, false>},
-      {"scratch_load_sshort", "scratch_load_i16", &scratchLoad<2, true>},
-      {"scratch_load_dword", "scratch_load_b32", &scratchLoad<4, false>},
-      {"scratch_load_dwordx2", "scratch_load_b64", &scratchLoad<8, false>},
-      {"scratch_load_dwordx3", "scratch_load_b96", &scratchLoad<12, false>},
-      {"scratch_load_dwordx4", "scratch_load_b128", &scratchLoad<16, false>},
-      {"scratch_store_byte", "scratch_store_b8", &scratchStore<1>},
-      {"scratch_store_short", "scratch_store_b16", &scratchStore<2>},
-      {"scratch_store_dword", "scratch_store_b32", &scratchStore<4>},
-      {"scratch_store_dwordx2", "scratch_store_b64", &scratchStore<8>},
-      {"scratch_store_dwordx3", "scratch_store_b96", &scratchStore<12>},
-      {"scratch_store_dwordx4", "scratch_store_b128", &scratchStore<16>},
-      {"scratch_store_byte_d16_hi", "scratch_store_d16_hi_b8", &scratchStore<1, true>},
-      {"scratch_store_short_d16_hi", "scratch_store_d16_hi_b16", &scratchStore<2, true>},
-      {"scratch_load_ubyte_d16", "scratch_load_d16_u8", &scratchLoadD16<1, false, false>},
-      {"scratch_load_ubyte_d16_hi", "scratch_load_d16_hi_u8", &scratchLoadD16<1, false, true>},
-      {"scratch_load_sbyte_d16", "scratch_load_d16_i8", &scratchLoadD16<1, true, false>},
-      {"scratch_load_sbyte_d16_hi", "scratch_load_d16_hi_i8", &scratchLoadD16<1, true, true>},
-      {"scratch_load_short_d16", "scratch_load_d16_b16", &scratchLoadD16<2, false, false>},
-      {"scratch_load_short_d16_hi", "scratch_load_d16_hi_b16", &scratchLoadD16<2, false, true>}};
+      {"scratch_load_ubyte", "scratch_load_u8", &privateLoad<ScratchForm, 1, false>},
+      {"scratch_load_sbyte", "scratch_load_i8", &privateLoad<ScratchForm, 1, true>},
+      {"scratch_load_ushort", "scratch_load_u16", &privateLoad<ScratchForm, 2, false>},
+      {"scratch_load_sshort", "scratch_load_i16", &privateLoad<ScratchForm, 2, true>},
+      {"scratch_load_dword", "scratch_load_b32", &privateLoad<ScratchForm, 4, false>},
+      {"scratch_load_dwordx2", "scratch_load_b64", &privateLoad<ScratchForm, 8, false>},
+      {"scratch_load_dwordx3", "scratch_load_b96", &privateLoad<ScratchForm, 12, false>},
+      {"scratch_load_dwordx4", "scratch_load_b128", &privateLoad<ScratchForm, 16, false>},
+      {"scratch_store_byte", "scratch_store_b8", &privateStore<ScratchForm, 1>},
+      {"scratch_store_short", "scratch_store_b16", &privateStore<ScratchForm, 2>},
+      {"scratch_store_dword", "scratch_store_b32", &privateStore<ScratchForm, 4>},
+      {"scratch_store_dwordx2", "scratch_store_b64", &privateStore<ScratchForm, 8>},
+      {"scratch_store_dwordx3", "scratch_store_b96", &privateStore<ScratchForm, 12>},
+      {"scratch_store_dwordx4", "scratch_store_b128", &privateStore<ScratchForm, 16>},
+      {"scratch_store_byte_d16_hi", "scratch_store_d16_hi_b8", &privateStore<ScratchForm, 1, true>},
+      {"scratch_store_short_d16_hi", "scratch_store_d16_hi_b16",
+       &privateStore<ScratchForm, 2, true>},
+      {"scratch_load_ubyte_d16", "scratch_load_d16_u8",
+       &privateLoadD16<ScratchForm, 1, false, false>},
+      {"scratch_load_ubyte_d16_hi", "scratch_load_d16_hi_u8",
+       &privateLoadD16<ScratchForm, 1, false, true>},
+      {"scratch_load_sbyte_d16", "scratch_load_d16_i8",
+       &privateLoadD16<ScratchForm, 1, true, false>},
+      {"scratch_load_sbyte_d16_hi", "scratch_load_d16_hi_i8",
+       &privateLoadD16<ScratchForm, 1, true, true>},
+      {"scratch_load_short_d16", "scratch_load_d16_b16",
+       &privateLoadD16<ScratchForm, 2, false, false>},
+      {"scratch_load_short_d16_hi", "scratch_load_d16_hi_b16",
+       &privateLoadD16<ScratchForm, 2, false, true>}};
   for (const L &X : Loads) {
     T.add(custom(X.Gfx9, X.H, 3));
     T.alias(X.Gfx11, X.Gfx9);
@@ -196,23 +184,23 @@ void addScratchOps(TableBuilder &T) {
   const struct {
     const char *Name;
     Handler H;
-  } Buffer[] = {{"buffer_load_ubyte", &bufferLoad<1, false>},
-                {"buffer_load_sbyte", &bufferLoad<1, true>},
-                {"buffer_load_ushort", &bufferLoad<2, false>},
-                {"buffer_load_sshort", &bufferLoad<2, true>},
-                {"buffer_load_dword", &bufferLoad<4, false>},
-                {"buffer_load_dwordx2", &bufferLoad<8, false>},
-                {"buffer_load_dwordx3", &bufferLoad<12, false>},
-                {"buffer_load_dwordx4", &bufferLoad<16, false>},
-                {"buffer_store_byte", &bufferStore<1>},
-                {"buffer_store_short", &bufferStore<2>},
-                {"buffer_store_dword", &bufferStore<4>},
-                {"buffer_store_dwordx2", &bufferStore<8>},
-                {"buffer_store_dwordx3", &bufferStore<12>},
-                {"buffer_store_dwordx4", &bufferStore<16>},
-                {"buffer_store_byte_d16_hi", &bufferStore<1, true>},
-                {"buffer_store_short_d16_hi", &bufferStore<2, true>}};
-  for (const auto &B : Buffer)
+  } BufferOps[] = {{"buffer_load_ubyte", &privateLoad<BufferForm, 1, false>},
+                   {"buffer_load_sbyte", &privateLoad<BufferForm, 1, true>},
+                   {"buffer_load_ushort", &privateLoad<BufferForm, 2, false>},
+                   {"buffer_load_sshort", &privateLoad<BufferForm, 2, true>},
+                   {"buffer_load_dword", &privateLoad<BufferForm, 4, false>},
+                   {"buffer_load_dwordx2", &privateLoad<BufferForm, 8, false>},
+                   {"buffer_load_dwordx3", &privateLoad<BufferForm, 12, false>},
+                   {"buffer_load_dwordx4", &privateLoad<BufferForm, 16, false>},
+                   {"buffer_store_byte", &privateStore<BufferForm, 1>},
+                   {"buffer_store_short", &privateStore<BufferForm, 2>},
+                   {"buffer_store_dword", &privateStore<BufferForm, 4>},
+                   {"buffer_store_dwordx2", &privateStore<BufferForm, 8>},
+                   {"buffer_store_dwordx3", &privateStore<BufferForm, 12>},
+                   {"buffer_store_dwordx4", &privateStore<BufferForm, 16>},
+                   {"buffer_store_byte_d16_hi", &privateStore<BufferForm, 1, true>},
+                   {"buffer_store_short_d16_hi", &privateStore<BufferForm, 2, true>}};
+  for (const auto &B : BufferOps)
     T.add(custom(B.Name, B.H, 4));
   T.add(custom("s_sendmsg_rtn_b32", &sendmsgRtn, 2));
   T.add(custom("s_sendmsg_rtn_b64", &sendmsgRtn, 2));
