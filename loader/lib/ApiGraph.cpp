@@ -51,7 +51,7 @@ GraphMemory::~GraphMemory() {
 }
 
 ConditionalHandle::~ConditionalHandle() {
-  if (llvm::Error E = Ctx->Dev->Backend->release(Ptr))
+  if (llvm::Error E = Dev->Backend->release(Ptr))
     log().warn("conditional handle {:#x}: {}", Ptr, llvm::toString(std::move(E)));
 }
 
@@ -1297,7 +1297,7 @@ CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, C
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   auto H = std::make_shared<ConditionalHandle>();
-  H->Ctx = C;
+  H->Dev = C->Dev;
   H->Ptr = *A;
   H->Default = defaultLaunchValue;
   H->Flags = flags;

@@ -36,7 +36,7 @@ struct GraphMemory {
 /// belongs to the graph it was made for, to that graph's clones and executables, and is released
 /// with the last of them.
 struct ConditionalHandle {
-  Context *Ctx = nullptr;
+  Device *Dev = nullptr; // (devices live as long as the process; a context may go first)
   CUdeviceptr Ptr = 0;
   unsigned Default = 0; // written when made, and at each launch with CU_GRAPH_COND_ASSIGN_DEFAULT
   unsigned Flags = 0;
