@@ -1237,11 +1237,9 @@ static CUresult addNodeOfParams(CUgraphNode *Out, CUgraph H, const CUgraphNode *
     return addParamsNode(Out, H, Deps, NumDeps, CU_GRAPH_NODE_TYPE_MEMSET, &GraphNode::Fill, &Fill,
                          M.ctx);
   }
-  case CU_GRAPH_NODE_TYPE_HOST: {
-    CUDA_HOST_NODE_PARAMS Host{P->host.fn, P->host.userData};
-    return addParamsNode(Out, H, Deps, NumDeps, CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, &Host,
+  case CU_GRAPH_NODE_TYPE_HOST:
+    return addParamsNode(Out, H, Deps, NumDeps, CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, &P->host,
                          nullptr);
-  }
   case CU_GRAPH_NODE_TYPE_GRAPH:
     if (P->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
       log().error("cuGraphAddNode: child graphs moved into their node are not supported by reptx");
@@ -1887,10 +1885,8 @@ static CUresult setNodeParams(GraphNode *N, const CUgraphNodeParams *P, bool Exe
     CUDA_MEMSET_NODE_PARAMS Fill{M.dst, M.pitch, M.value, M.elementSize, M.width, M.height};
     return writeParams(N, CU_GRAPH_NODE_TYPE_MEMSET, &GraphNode::Fill, &Fill);
   }
-  case CU_GRAPH_NODE_TYPE_HOST: {
-    CUDA_HOST_NODE_PARAMS Host{P->host.fn, P->host.userData};
-    return writeParams(N, CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, &Host);
-  }
+  case CU_GRAPH_NODE_TYPE_HOST:
+    return writeParams(N, CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, &P->host);
   case CU_GRAPH_NODE_TYPE_GRAPH: {
     Graph *Child = asGraph(P->graph.graph);
     const GraphNode *Err = nullptr;

@@ -710,10 +710,7 @@ typedef struct CUmemsetNodeParamsV2 {
   size_t height;
   CUcontext ctx;
 } CUDA_MEMSET_NODE_PARAMS_v2;
-typedef struct CUhostNodeParamsV2 {
-  CUhostFn fn;
-  void *userData;
-} CUDA_HOST_NODE_PARAMS_v2;
+typedef CUDA_HOST_NODE_PARAMS CUDA_HOST_NODE_PARAMS_v2; // the same two fields
 typedef struct CUmemcpyNodeParams {
   int flags;
   int reserved;
@@ -728,12 +725,10 @@ typedef struct CUchildGraphNodeParams {
   CUgraph graph;
   CUgraphChildGraphNodeOwnership ownership;
 } CUDA_CHILD_GRAPH_NODE_PARAMS;
-typedef struct CUeventRecordNodeParams {
+typedef struct CUeventNodeParams {
   CUevent event;
 } CUDA_EVENT_RECORD_NODE_PARAMS;
-typedef struct CUeventWaitNodeParams {
-  CUevent event;
-} CUDA_EVENT_WAIT_NODE_PARAMS;
+typedef CUDA_EVENT_RECORD_NODE_PARAMS CUDA_EVENT_WAIT_NODE_PARAMS;
 /// A memory allocation node (cuGraphAddMemAllocNode): the pool's properties and the size in, the
 /// address out.
 typedef struct CUmemAllocNodeParams {
@@ -881,36 +876,26 @@ typedef enum CUstreamMemoryBarrier_flags_enum {
   CU_STREAM_MEMORY_BARRIER_TYPE_SYS = 0x0,
   CU_STREAM_MEMORY_BARRIER_TYPE_GPU = 0x1,
 } CUstreamMemoryBarrier_flags;
+/// A wait and a write have the same parameters (cuda.h gives them two identical structures), as do
+/// a flush and a barrier.
+struct CUstreamMemOpValueParams {
+  CUstreamBatchMemOpType operation;
+  CUdeviceptr address;
+  union {
+    cuuint32_t value;
+    cuuint64_t value64;
+  };
+  unsigned int flags;
+  CUdeviceptr alias;
+};
+struct CUstreamMemOpFlagsParams {
+  CUstreamBatchMemOpType operation;
+  unsigned int flags;
+};
 typedef union CUstreamBatchMemOpParams_union {
   CUstreamBatchMemOpType operation;
-  struct CUstreamMemOpWaitValueParams_st {
-    CUstreamBatchMemOpType operation;
-    CUdeviceptr address;
-    union {
-      cuuint32_t value;
-      cuuint64_t value64;
-    };
-    unsigned int flags;
-    CUdeviceptr alias;
-  } waitValue;
-  struct CUstreamMemOpWriteValueParams_st {
-    CUstreamBatchMemOpType operation;
-    CUdeviceptr address;
-    union {
-      cuuint32_t value;
-      cuuint64_t value64;
-    };
-    unsigned int flags;
-    CUdeviceptr alias;
-  } writeValue;
-  struct CUstreamMemOpFlushRemoteWritesParams_st {
-    CUstreamBatchMemOpType operation;
-    unsigned int flags;
-  } flushRemoteWrites;
-  struct CUstreamMemOpMemoryBarrierParams_st {
-    CUstreamBatchMemOpType operation;
-    unsigned int flags;
-  } memoryBarrier;
+  CUstreamMemOpValueParams waitValue, writeValue;
+  CUstreamMemOpFlagsParams flushRemoteWrites, memoryBarrier;
   cuuint64_t pad[6];
 } CUstreamBatchMemOpParams_v1;
 typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
