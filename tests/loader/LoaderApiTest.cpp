@@ -691,9 +691,9 @@ const char *LaunchingPtx = R"(
   st.global.u32 [%rd3], %r3;
   ret;
 }
-.visible .entry parent(.param .u64 out, .param .u64 kernel)
+.visible .entry parent(.param .u64 out, .param .u64 kernel, .param .u32 fault)
 {
-  .reg .pred %p<2>;
+  .reg .pred %p<3>;
   .reg .b32 %r<3>;
   .reg .b64 %rd<5>;
   ld.param.u64 %rd1, [out];
@@ -731,41 +731,10 @@ $L_go:
   call.uni (retval0), __cuda_syscall_cnpv2LaunchDeviceV2, (param0, param1);
   ld.param.b32 %r2, [retval0+0];
   }
+  ld.param.u32 %r2, [fault];
+  setp.ne.u32 %p2, %r2, 0;
+  @%p2 trap;
   ret;
-}
-.visible .entry fails(.param .u64 out)
-{
-  .reg .b64 %rd<4>;
-  ld.param.u64 %rd1, [out];
-  mov.u64 %rd2, child;
-  {
-  .param .b64 param0;
-  st.param.b64 [param0+0], %rd2;
-  .param .align 4 .b8 param1[12];
-  st.param.b32 [param1+0], 1;
-  st.param.b32 [param1+4], 1;
-  st.param.b32 [param1+8], 1;
-  .param .align 4 .b8 param2[12];
-  st.param.b32 [param2+0], 1;
-  st.param.b32 [param2+4], 1;
-  st.param.b32 [param2+8], 1;
-  .param .b32 param3;
-  st.param.b32 [param3+0], 0;
-  .param .b64 retval0;
-  call.uni (retval0), __cuda_syscall_cnpv2GetParameterBufferV2, (param0, param1, param2, param3);
-  ld.param.b64 %rd3, [retval0+0];
-  }
-  st.u64 [%rd3], %rd1;
-  st.u32 [%rd3+8], 0;
-  {
-  .param .b64 param0;
-  st.param.b64 [param0+0], %rd3;
-  .param .b64 param1;
-  st.param.b64 [param1+0], 0;
-  .param .b32 retval0;
-  call.uni (retval0), __cuda_syscall_cnpv2LaunchDeviceV2, (param0, param1);
-  }
-  trap;
 }
 )";
 
@@ -787,7 +756,8 @@ TEST_F(LoaderApi, DeviceSideLaunchesRunAfterTheirGrid) {
   ASSERT_EQ(cuMemAlloc_v2(&Out, 32 * 4), CUDA_SUCCESS);
   ASSERT_EQ(cuMemsetD32_v2(Out, 0xffffffffu, 32), CUDA_SUCCESS);
   uint64_t OutArg = Out, Kernel = 0;
-  void *Params[] = {&OutArg, &Kernel};
+  uint32_t Fault = 0;
+  void *Params[] = {&OutArg, &Kernel, &Fault};
   ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 8, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
   std::vector<uint32_t> H(32);
@@ -805,36 +775,37 @@ TEST_F(LoaderApi, DeviceSideLaunchesRunAfterTheirGrid) {
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
 
   // A grid that launches and then faults (in context B): its launch is dropped, not run after
-  // the next grid of that device (in context A); it would have written 0 to the marker.
+  // the next grid of that device (in context A); it would have written the marker.
   CUcontext A, B;
   ASSERT_EQ(cuCtxCreate_v2(&A, 0, 0), CUDA_SUCCESS);
   CUmodule MA, MB;
   ASSERT_EQ(cuModuleLoadData(&MA, LaunchingPtx), CUDA_SUCCESS);
   ASSERT_EQ(cuModuleGetFunction(&F, MA, "parent"), CUDA_SUCCESS);
   CUdeviceptr Marker, Out2;
-  ASSERT_EQ(cuMemAlloc_v2(&Marker, 4), CUDA_SUCCESS);
-  ASSERT_EQ(cuMemsetD32_v2(Marker, 7, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&Marker, 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Marker, 7, 4), CUDA_SUCCESS);
   ASSERT_EQ(cuMemAlloc_v2(&Out2, 32 * 4), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxCreate_v2(&B, 0, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuModuleLoadData(&MB, LaunchingPtx), CUDA_SUCCESS);
-  CUfunction Fails;
-  ASSERT_EQ(cuModuleGetFunction(&Fails, MB, "fails"), CUDA_SUCCESS);
-  uint64_t MarkerArg = Marker;
-  void *FailsParams[] = {&MarkerArg};
-  ASSERT_EQ(cuLaunchKernel(Fails, 1, 1, 1, 1, 1, 1, 0, nullptr, FailsParams, nullptr),
-            CUDA_SUCCESS);
+  CUfunction Faulting;
+  ASSERT_EQ(cuModuleGetFunction(&Faulting, MB, "parent"), CUDA_SUCCESS);
+  OutArg = Marker;
+  Kernel = 0;
+  Fault = 1;
+  ASSERT_EQ(cuLaunchKernel(Faulting, 1, 1, 1, 1, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
   EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+  Fault = 0;
   ASSERT_EQ(cuCtxSetCurrent(A), CUDA_SUCCESS);
   OutArg = Out2;
-  Kernel = 0;
   ASSERT_EQ(cuLaunchKernel(F, 1, 1, 1, 8, 1, 1, 0, nullptr, Params, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
   ASSERT_EQ(cuMemcpyDtoH_v2(H.data(), Out2, 32 * 4), CUDA_SUCCESS);
   for (uint32_t I = 0; I < 32; ++I)
     EXPECT_EQ(H[I], I / 4 * 100 + I % 4) << I;
-  uint32_t MarkerValue = 0;
-  ASSERT_EQ(cuMemcpyDtoH_v2(&MarkerValue, Marker, 4), CUDA_SUCCESS);
-  EXPECT_EQ(MarkerValue, 7u);
+  uint32_t MarkerValues[4] = {};
+  ASSERT_EQ(cuMemcpyDtoH_v2(MarkerValues, Marker, 16), CUDA_SUCCESS);
+  for (uint32_t V : MarkerValues)
+    EXPECT_EQ(V, 7u);
   ASSERT_EQ(cuCtxDestroy_v2(B), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxDestroy_v2(A), CUDA_SUCCESS);
 }
