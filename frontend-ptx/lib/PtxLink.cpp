@@ -16,6 +16,9 @@ namespace reptx::ptx {
 
 namespace {
 
+/// The comment line before each unit of a linked text: this, the unit's number, " sm_XX".
+constexpr llvm::StringLiteral UnitMarker = "\n// ---- unit ";
+
 bool isIdentStart(char C) {
   return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || C == '_' || C == '$' || C == '%';
 }
@@ -189,11 +192,32 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
       }
     }
     // No unit names here: they hold load addresses, and the text is the cache key.
-    Out += "\n// ---- unit " + std::to_string(U) + "\n";
+    Out += std::string(UnitMarker) + std::to_string(U) + " sm_" + std::to_string(SmOf(*Mods[U])) +
+           "\n";
     Out += rewrite(Units[U].Text, Renames, /*StripHeader=*/true);
     Out += "\n";
   }
   return Out;
+}
+
+std::vector<LinkedUnit> linkedUnits(llvm::StringRef Text) {
+  std::vector<LinkedUnit> Units;
+  for (size_t At = Text.find(UnitMarker); At != llvm::StringRef::npos;
+       At = Text.find(UnitMarker, At + 1)) {
+    llvm::StringRef Rest = Text.substr(At + UnitMarker.size());
+    unsigned N = 0, Arch = 0;
+    if (Rest.consumeInteger(10, N) || N != Units.size() || !Rest.consume_front(" sm_") ||
+        Rest.consumeInteger(10, Arch))
+      continue;
+    Units.push_back({At, Arch});
+  }
+  return Units;
+}
+
+unsigned linkedUnitArch(llvm::ArrayRef<LinkedUnit> Units, size_t Offset) {
+  auto It = std::upper_bound(Units.begin(), Units.end(), Offset,
+                             [](size_t O, const LinkedUnit &U) { return O < U.Offset; });
+  return It == Units.begin() ? 0 : std::prev(It)->Arch;
 }
 
 bool linksRdcUnits(const fatbin::FatbinFile &F) {

@@ -9,6 +9,7 @@
 #include "llvm/IR/Module.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace reptx;
 using namespace reptx::ptx;
@@ -131,6 +132,32 @@ TEST(PtxLink, UnitsForDifferentTargetsLinkUnderTheNewest) {
     EXPECT_TRUE(llvm::StringRef(*Linked).starts_with(".version 8.1\n.target sm_90\n")) << *Linked;
     EXPECT_TRUE(ptx::parse("linked", Linked->c_str()).ok());
   }
+}
+
+// Each unit's kernels keep the target their unit was written for (cuFuncGetAttribute's PTX
+// version): the linked text names it before each unit, and a function's offset finds its unit.
+TEST(PtxLink, EachUnitKeepsItsOwnTarget) {
+  std::string Newer = Unit1;
+  Newer.replace(Newer.find(".target sm_80"), 13, ".target sm_90");
+  auto Linked = linkPtx({{"u0", Unit0}, {"u1", Newer}});
+  ASSERT_TRUE(bool(Linked)) << llvm::toString(Linked.takeError());
+  std::vector<LinkedUnit> Units = linkedUnits(*Linked);
+  ASSERT_EQ(Units.size(), 2u) << *Linked;
+  EXPECT_EQ(Units[0].Arch, 80u);
+  EXPECT_EQ(Units[1].Arch, 90u);
+  ptx::ParseResult P = ptx::parse("linked", Linked->c_str());
+  ASSERT_TRUE(P.ok()) << llvm::toString(ptx::toError(P));
+  std::map<std::string, unsigned> Arch; // the functions with a body: unit 0's k, unit 1's f
+  for (const ptx::TopLevel &T : P.M->Items)
+    if (T.K == ptx::TopLevel::Func && T.F->Body)
+      Arch[T.F->Name.str()] = linkedUnitArch(Units, T.F->L.Offset);
+  EXPECT_EQ(Arch["k"], 80u);
+  EXPECT_EQ(Arch["f"], 90u);
+  EXPECT_EQ(linkedUnitArch(Units, 0), 0u); // the header, before every unit
+  // One unit is not linked: its text comes back as it is, with no units.
+  auto Alone = linkPtx({{"u0", Unit0}});
+  ASSERT_TRUE(bool(Alone));
+  EXPECT_TRUE(linkedUnits(*Alone).empty());
 }
 
 // A parameterized module variable (`g<2>` declares g0 and g1, PTX ISA 5.4.7) without linkage in

@@ -36,9 +36,11 @@ struct UnitSymbol {
 /// M's functions and variables in declaration order, a `v<4>` declaration giving v0..v3.
 std::vector<UnitSymbol> unitSymbols(const Module &M);
 
-/// One PTX text holding every unit: the first unit's `.target` and `.address_size`, the highest
-/// `.version`, then each unit's body in order. `.extern` declarations stay (the frontend resolves
-/// them against a definition anywhere in the module, PTX ISA §11.6 "Linking Directives"). Module
+/// One PTX text holding every unit: the newest unit's `.target`, the first unit's
+/// `.address_size`, the highest `.version`, then each unit's body in order, after a comment line
+/// that names the unit's own target (linkedUnits). `.extern` declarations stay (the frontend
+/// resolves them against a definition anywhere in the module, PTX ISA §11.6 "Linking
+/// Directives"). Module
 /// scope symbols without linkage (`$str` format strings, static functions and variables) that
 /// another unit also names are renamed `NAME$rdcN` in unit N; a `.weak` definition that an
 /// earlier unit also defines is renamed in the same way, so that unit keeps its own copy
@@ -46,6 +48,20 @@ std::vector<UnitSymbol> unitSymbols(const Module &M);
 /// one's `.target`. Errors: a unit that does not parse, units with different address sizes, or a
 /// `.visible` symbol defined twice.
 llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units);
+
+/// Where a unit of a linkPtx output starts, and the compute capability its own `.target` named
+/// (sm_XX; 0 for none): the kernels of a unit were written for that target whatever the linked
+/// text's `.target` (cuFuncGetAttribute's CU_FUNC_ATTRIBUTE_PTX_VERSION, by which CUB picks the
+/// tuning its kernels were built with).
+struct LinkedUnit {
+  size_t Offset = 0; // of the comment line before the unit's text
+  unsigned Arch = 0;
+};
+/// The units of a linkPtx output, in order; empty for a text that is not one.
+std::vector<LinkedUnit> linkedUnits(llvm::StringRef Text);
+/// The compute capability of the unit of a linkPtx output that holds the text at Offset (a
+/// function's ptx::Loc), from linkedUnits(Text); 0 outside every unit.
+unsigned linkedUnitArch(llvm::ArrayRef<LinkedUnit> Units, size_t Offset);
 
 /// An -rdc image of a CUDA binary as a device of some compute capability gets it: the PTX entry
 /// of each translation unit, in the order the units register.
