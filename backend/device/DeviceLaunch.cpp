@@ -15,6 +15,10 @@
 extern "C" {
 [[gnu::visibility("protected")]] __attribute__((address_space(1)))
 reptx::device::u64 __reptx_launch_queue = 0;
+// The device address of the code object's kernel table (function attributes and occupancy),
+// 0 when the loader gave none; linked only into modules that query them.
+[[gnu::visibility("protected")]] __attribute__((address_space(1)))
+reptx::device::u64 __reptx_kernel_table = 0;
 }
 
 namespace reptx::device {
@@ -149,6 +153,42 @@ void setLastError(u32 Error) {
     *word32(E + 4) = Error;
 }
 
+/// Whether the NUL-terminated texts at generic addresses A and B are the same.
+bool sameText(u64 A, u64 B) {
+  const char *P = reinterpret_cast<const char *>(A), *Q = reinterpret_cast<const char *>(B);
+  for (; *P == *Q; ++P, ++Q)
+    if (!*P)
+      return true;
+  return false;
+}
+
+/// The kernel table's entry of the kernel whose address is Kernel, 0 when it has none.
+u64 kernelEntry(u64 Kernel) {
+  u64 T = __reptx_kernel_table;
+  if (!T || !Kernel)
+    return 0;
+  u32 N = *word32(T);
+  for (u32 I = 0; I < N; ++I) {
+    u64 E = T + 8 + u64(I) * lq::KernelEntryBytes;
+    if (sameText(*word64(E), Kernel))
+      return E;
+  }
+  return 0;
+}
+
+/// The kernel's attribute A (CUfunction_attribute) from its table entry E.
+s32 kernelAttribute(u64 E, u32 A) { return s32(*word32(E + 8 + 4 * A)); }
+
+/// CNPerror MaxActiveBlocksPerMultiprocessor[WithFlags]: the loader's occupancy model.
+u32 occupancy(u64 Blocks, u64 Kernel, s32 BlockSize, u64 Shared, u32 Flags) {
+  u64 E = kernelEntry(Kernel);
+  if (!Blocks || !E || BlockSize <= 0 || Flags > 1) // cudaOccupancyDisableCachingOverride
+    return lq::CnpInvalidValue;
+  u64 PerBlock = u64(u32(kernelAttribute(E, lq::AttributeSharedBytes))) + Shared;
+  *reinterpret_cast<s32 *>(Blocks) = lq::maxActiveBlocks(u32(BlockSize), PerBlock);
+  return lq::CnpSuccess;
+}
+
 } // namespace
 
 // void *GetParameterBufferV2(void *func, dim3 grid, dim3 block, unsigned shared)
@@ -241,6 +281,69 @@ REPTX_HELPER("reptx.cdp.DeviceGetAttribute", void, cdpDeviceGetAttribute,
   }
   *reinterpret_cast<s32 *>(*Value) = s32(*word32(Q + lq::AttributesOffset + 4 * A));
   *Ret = lq::CnpSuccess;
+}
+
+// CNPerror GetLimit(size_t *value, cudaLimit limit): the table the loader wrote into the queue
+// for the running grid's context.
+REPTX_HELPER("reptx.cdp.GetLimit", void, cdpGetLimit,
+             (Slot<u32> * Ret, Slot<u64> *Value, Slot<u32> *Limit)) {
+  u64 Q = __reptx_launch_queue;
+  u64 V = Q && *Limit < lq::LimitSlots ? *word64(Q + lq::LimitsOffset + 8 * u64(*Limit))
+                                       : lq::LimitUnsupported;
+  if (!*Value) {
+    *Ret = lq::CnpInvalidValue;
+    return;
+  }
+  if (V == lq::LimitUnsupported) {
+    *Ret = lq::CnpUnsupportedLimit;
+    return;
+  }
+  *reinterpret_cast<u64 *>(*Value) = V;
+  *Ret = lq::CnpSuccess;
+}
+
+// CNPerror GetCacheConfig(cudaFuncCache *), GetSharedMemConfig(cudaSharedMemConfig *): what
+// the loader's cuCtxGetCacheConfig and cuCtxGetSharedMemConfig answer (no preference, four-byte
+// banks), which setting them does not change.
+REPTX_HELPER("reptx.cdp.GetCacheConfig", void, cdpGetCacheConfig,
+             (Slot<u32> * Ret, Slot<u64> *Config)) {
+  if (*Config)
+    *reinterpret_cast<s32 *>(*Config) = 0; // cudaFuncCachePreferNone
+  *Ret = *Config ? lq::CnpSuccess : lq::CnpInvalidValue;
+}
+REPTX_HELPER("reptx.cdp.GetSharedMemConfig", void, cdpGetSharedMemConfig,
+             (Slot<u32> * Ret, Slot<u64> *Config)) {
+  if (*Config)
+    *reinterpret_cast<s32 *>(*Config) = 1; // cudaSharedMemBankSizeFourByte
+  *Ret = *Config ? lq::CnpSuccess : lq::CnpInvalidValue;
+}
+
+// CNPerror FuncGetAttribute(int *value, CUfunction_attribute attribute, void *func): the code
+// object's kernel table (libcudadevrt's cudaFuncGetAttributes asks for attributes 0 to 6; the
+// size_t fields among them are zeroed first and receive the low word).
+REPTX_HELPER("reptx.cdp.FuncGetAttribute", void, cdpFuncGetAttribute,
+             (Slot<u32> * Ret, Slot<u64> *Value, Slot<u32> *Attribute, Slot<u64> *Kernel)) {
+  u64 E = kernelEntry(*Kernel);
+  if (!*Value || !E || *Attribute >= lq::KernelAttributes) {
+    *Ret = lq::CnpInvalidValue;
+    return;
+  }
+  *reinterpret_cast<s32 *>(*Value) = kernelAttribute(E, *Attribute);
+  *Ret = lq::CnpSuccess;
+}
+
+// CNPerror MaxActiveBlocksPerMultiprocessor(int *numBlocks, void *func, int blockSize,
+//                                           size_t dynamicSmemSize[, unsigned flags])
+REPTX_HELPER("reptx.cdp.MaxActiveBlocksPerMultiprocessor", void, cdpMaxActiveBlocks,
+             (Slot<u32> * Ret, Slot<u64> *Blocks, Slot<u64> *Kernel, Slot<s32> *BlockSize,
+              Slot<u64> *Shared)) {
+  *Ret = occupancy(*Blocks, *Kernel, *BlockSize, *Shared, 0);
+}
+REPTX_HELPER("reptx.cdp.MaxActiveBlocksPerMultiprocessorWithFlags", void,
+             cdpMaxActiveBlocksWithFlags,
+             (Slot<u32> * Ret, Slot<u64> *Blocks, Slot<u64> *Kernel, Slot<s32> *BlockSize,
+              Slot<u64> *Shared, Slot<u32> *Flags)) {
+  *Ret = occupancy(*Blocks, *Kernel, *BlockSize, *Shared, *Flags);
 }
 
 // Streams and events: the launches of a grid run after it, one after the other, so a stream or

@@ -743,6 +743,49 @@ CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
   return CUDA_SUCCESS;
 }
 
+CUresult reptx::loader::contextLimit(Context &C, CUlimit Limit, size_t &Value) {
+  if (Limit == CU_LIMIT_PRINTF_FIFO_SIZE) { // per device, as its code objects are
+    Value = printfFifoSize(*C.Dev);
+    return CUDA_SUCCESS;
+  }
+  if (Limit == CU_LIMIT_MALLOC_HEAP_SIZE) {
+    Value = heapSize(*C.Dev);
+    return CUDA_SUCCESS;
+  }
+  if (Limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) {
+    Value = pendingLaunchCount(*C.Dev);
+    return CUDA_SUCCESS;
+  }
+  std::lock_guard<std::mutex> L(C.LimitMutex);
+  if (auto It = C.Limits.find(Limit); It != C.Limits.end()) {
+    Value = It->second;
+    return CUDA_SUCCESS;
+  }
+  switch (Limit) {
+  case CU_LIMIT_STACK_SIZE:
+    Value = 1024;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
+    Value = 2;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
+    Value = 64;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+  case CU_LIMIT_CIG_ENABLED: // no context shares its device with a graphics API
+    Value = 0;
+    return CUDA_SUCCESS;
+  case CU_LIMIT_SHMEM_SIZE: // a kernel may use all of it
+    Value = size_t(attribute(*C.Dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+    return CUDA_SUCCESS;
+  case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
+    Value = 1;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  }
+}
+
 CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
   REPTX_TRACE(cuCtxGetLimit, Value, Limit);
   Context *C;
@@ -750,46 +793,7 @@ CUresult cuCtxGetLimit(size_t *Value, CUlimit Limit) {
     return R;
   if (!Value)
     return CUDA_ERROR_INVALID_VALUE;
-  if (Limit == CU_LIMIT_PRINTF_FIFO_SIZE) { // per device, as its code objects are
-    *Value = printfFifoSize(*C->Dev);
-    return CUDA_SUCCESS;
-  }
-  if (Limit == CU_LIMIT_MALLOC_HEAP_SIZE) {
-    *Value = heapSize(*C->Dev);
-    return CUDA_SUCCESS;
-  }
-  if (Limit == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) {
-    *Value = pendingLaunchCount(*C->Dev);
-    return CUDA_SUCCESS;
-  }
-  std::lock_guard<std::mutex> L(C->LimitMutex);
-  if (auto It = C->Limits.find(Limit); It != C->Limits.end()) {
-    *Value = It->second;
-    return CUDA_SUCCESS;
-  }
-  switch (Limit) {
-  case CU_LIMIT_STACK_SIZE:
-    *Value = 1024;
-    return CUDA_SUCCESS;
-  case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
-    *Value = 2;
-    return CUDA_SUCCESS;
-  case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
-    *Value = 64;
-    return CUDA_SUCCESS;
-  case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
-  case CU_LIMIT_CIG_ENABLED: // no context shares its device with a graphics API
-    *Value = 0;
-    return CUDA_SUCCESS;
-  case CU_LIMIT_SHMEM_SIZE: // a kernel may use all of it
-    *Value = size_t(attribute(*C->Dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
-    return CUDA_SUCCESS;
-  case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
-    *Value = 1;
-    return CUDA_SUCCESS;
-  default:
-    return CUDA_ERROR_UNSUPPORTED_LIMIT;
-  }
+  return contextLimit(*C, Limit, *Value);
 }
 
 CUresult cuCtxSetLimit(CUlimit Limit, size_t Value) {

@@ -8,6 +8,7 @@
 #include "Trace.h"
 #include "reptx/frontend-ptx/Link.h"
 
+#include "reptx/backend/LaunchQueue.h"
 #include "reptx/emulator/PtxLaunch.h"
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -280,6 +281,7 @@ CUresult loadLibrary(const void *Image, Library *&Out) {
     return CUDA_ERROR_INVALID_PTX;
   }
   L->Parsed = std::move(P.M);
+  L->Units = ptx::linkedUnits(L->Ptx);
   log().debug("loaded {} ({} bytes of PTX)", L->Name, L->Ptx.size());
   Out = L.release();
   return CUDA_SUCCESS;
@@ -449,11 +451,7 @@ CUresult occupancy(int *Blocks, Kernel *K, int BlockSize, size_t Shared) {
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = resolve(*K))
     return R;
-  int Warps = (BlockSize + 31) / 32;
-  int ByThreads = 48 / Warps; // 1536 threads per multiprocessor
-  size_t PerBlock = K->Meta->GroupSegmentSize + Shared;
-  int ByShared = PerBlock ? int(100 * 1024 / PerBlock) : 16;
-  *Blocks = std::max(0, std::min({16, ByThreads, ByShared}));
+  *Blocks = launch_queue::maxActiveBlocks(unsigned(BlockSize), K->Meta->GroupSegmentSize + Shared);
   return CUDA_SUCCESS;
 }
 
@@ -565,9 +563,16 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
   return runKernel(K, D, S, Args);
 }
 
-/// The XX of the module's `.target sm_XX[a|f]` (PTX ISA 11.3.1); the device's compute capability
-/// when it names none.
-int ptxTargetArch(const ptx::Module &M) {
+/// The XX of the `.target sm_XX[a|f]` (PTX ISA 11.3.1) that a kernel of L was written for: its
+/// own unit's in PTX linked from several (-rdc with units for different targets, as with
+/// libcudadevrt's), else the module's; the device's compute capability when it names none.
+int ptxTargetArch(const Library &L, llvm::StringRef Kernel) {
+  const ptx::Module &M = *L.Parsed;
+  if (!L.Units.empty())
+    for (const ptx::TopLevel &T : M.Items)
+      if (T.K == ptx::TopLevel::Func && T.F->IsEntry && T.F->Name == Kernel && T.F->Body)
+        if (unsigned Arch = ptx::linkedUnitArch(L.Units, T.F->L.Offset))
+          return int(Arch);
   for (const auto &T : M.Targets) {
     llvm::StringRef S = T;
     unsigned Arch;
@@ -579,40 +584,48 @@ int ptxTargetArch(const ptx::Module &M) {
   return D->CcMajor * 10 + D->CcMinor;
 }
 
+} // namespace
+
+int loader::codeAttribute(const Library &L, const KernelMeta &M, int Attr) {
+  switch (Attr) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    return int(M.MaxThreadsPerBlock);
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    return int(M.GroupSegmentSize);
+  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    return int(M.PrivateSegmentSize);
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    return int(std::max<uint32_t>(M.Vgprs, 1));
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    // The virtual architecture the PTX was written for (its .target sm_XX), which CUB and Thrust
+    // read to pick the tuning that matches the kernels' own (cub::PtxVersion).
+    return ptxTargetArch(L, M.Name);
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: { // the device code was built for this device
+    Device *D = Driver::get().device(0);
+    return D->CcMajor * 10 + D->CcMinor;
+  }
+  default: // CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, _CACHE_MODE_CA
+    return 0;
+  }
+}
+
+namespace {
+
 CUresult funcAttribute(int *Out, int Attr, Kernel *K) {
   if (!Out || !K)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = resolve(*K))
     return R;
-  const KernelMeta &M = *K->Meta;
   switch (Attr) {
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-    *Out = int(M.MaxThreadsPerBlock);
-    return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-    *Out = int(M.GroupSegmentSize);
-    return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
-    *Out = 0;
-    return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
-    *Out = int(M.PrivateSegmentSize);
-    return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_NUM_REGS:
-    *Out = int(std::max<uint32_t>(M.Vgprs, 1));
-    return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    // The virtual architecture the PTX was written for (its .target sm_XX), which CUB and Thrust
-    // read to pick the tuning that matches the kernels' own (cub::PtxVersion).
-    *Out = ptxTargetArch(*K->Lib->Parsed);
-    return CUDA_SUCCESS;
-  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: { // the device code was built for this device
-    Device *D = Driver::get().device(0);
-    *Out = D->CcMajor * 10 + D->CcMinor;
-    return CUDA_SUCCESS;
-  }
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
   case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-    *Out = 0;
+    *Out = codeAttribute(*K->Lib, *K->Meta, Attr);
     return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
     *Out = K->MaxDynamicShared;
@@ -705,8 +718,10 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
   }
   // Dynamic parallelism: the grid and the launches it makes own the device's launch queue.
   std::unique_lock<std::recursive_mutex> Launches;
-  if (K->Lib->DeviceLaunches)
+  if (K->Lib->DeviceLaunches) {
     Launches = deviceLaunchLock(*C->Dev);
+    writeDeviceLimits(*C);
+  }
   DeviceFault Fault = DeviceFault::None;
   printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
   log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>{}", K->Name, Dims.GridX, Dims.GridY,
@@ -815,9 +830,12 @@ void loader::unloadLibrary(Library *L) {
   }
   if (L->Dev && L->Code)
     printfDetach(*L->Dev, *L->Code); // prints what its kernels left in the printf FIFO
-  if (L->Dev)
+  if (L->Dev) {
     for (auto &[Name, Alloc] : L->Fallbacks)
       llvm::consumeError(L->Dev->Backend->release(Alloc.first));
+    if (L->KernelTable)
+      llvm::consumeError(L->Dev->Backend->release(L->KernelTable));
+  }
   L->T = Tag{};
   delete L;
 }

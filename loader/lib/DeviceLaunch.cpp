@@ -25,6 +25,7 @@ struct Queue {
   std::recursive_mutex Running;            // deviceLaunchLock
   uint32_t Capacity = lq::DefaultCapacity; // CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
   uint64_t Address = 0;                    // 0 until a module that launches kernels is loaded
+  std::vector<uint64_t> Limits;            // as last written (LimitsOffset)
 };
 
 Queue &queue(Device &D) { return perDevice<Queue>(D); }
@@ -45,6 +46,9 @@ bool allocateQueue(Device &D, Queue &Q) {
   Attributes[0] = std::min<uint32_t>(CU_DEVICE_ATTRIBUTE_MAX, lq::AttributeSlots);
   for (uint32_t A = 1; A < Attributes[0]; ++A)
     Attributes[A] = uint32_t(deviceAttribute(D, int(A)));
+  // No limits until the first grid writes its context's (writeDeviceLimits).
+  std::fill_n(Start.data() + lq::LimitsOffset / 4, 2 * lq::LimitSlots, ~0u);
+  Q.Limits.assign(lq::LimitSlots, lq::LimitUnsupported);
   if (llvm::Error E = D.Backend->copyToDevice(*A, Start.data(), lq::RecordsOffset)) {
     log().error("device-side launch queue: {}", llvm::toString(std::move(E)));
     llvm::consumeError(D.Backend->release(*A));
@@ -169,6 +173,72 @@ bool launchQueueAttach(Device &D, const LoadedCode &Code) {
                 llvm::toString(std::move(E)));
   log().debug("device-side launch queue at {:#x} ({} launches)", Q.Address, Q.Capacity);
   return true;
+}
+
+void kernelTableAttach(Library &L, const std::vector<std::string> &Kernels) {
+  uint64_t Symbol = 0, Size = 0;
+  if (!L.Dev || !L.Code || !L.Code->symbol(lq::KernelTableSymbol, Symbol, Size))
+    return;
+  // The entries, then the handle texts; the texts' addresses are known once it is allocated.
+  std::vector<uint8_t> Table(8 + Kernels.size() * lq::KernelEntryBytes);
+  std::vector<std::pair<size_t, std::string>> Texts; // entry offset, text
+  uint32_t Count = 0;
+  for (const std::string &Name : Kernels) {
+    const KernelMeta *M = L.Code->kernel(Name);
+    if (!M)
+      continue;
+    uint8_t *E = Table.data() + 8 + size_t(Count++) * lq::KernelEntryBytes;
+    for (unsigned A = 0; A < lq::KernelAttributes; ++A) {
+      int32_t V = codeAttribute(L, *M, int(A));
+      std::memcpy(E + 8 + 4 * A, &V, 4);
+    }
+    Texts.emplace_back(E - Table.data(), (ir::intrinsics::KernelAddressPrefix + Name).str());
+  }
+  std::memcpy(Table.data(), &Count, 4);
+  size_t TextsAt = Table.size();
+  for (auto &[At, Text] : Texts)
+    Table.insert(Table.end(), Text.c_str(), Text.c_str() + Text.size() + 1);
+  ExecBackend &B = *L.Dev->Backend;
+  auto A = B.allocate(Table.size());
+  if (!A) {
+    log().error("{}: kernel table: {}", L.Name, llvm::toString(A.takeError()));
+    return; // function attributes and occupancy fail in device code
+  }
+  uint64_t Text = *A + TextsAt;
+  for (auto &[At, T] : Texts) {
+    std::memcpy(Table.data() + At, &Text, 8);
+    Text += T.size() + 1;
+  }
+  if (llvm::Error E = B.copyToDevice(*A, Table.data(), Table.size())) {
+    log().error("{}: kernel table: {}", L.Name, llvm::toString(std::move(E)));
+    llvm::consumeError(B.release(*A));
+    return;
+  }
+  if (llvm::Error E = B.copyToDevice(Symbol, &*A, 8)) {
+    log().error("{}: writing {}: {}", L.Name, lq::KernelTableSymbol, llvm::toString(std::move(E)));
+    llvm::consumeError(B.release(*A));
+    return;
+  }
+  L.KernelTable = *A;
+}
+
+void writeDeviceLimits(Context &C) {
+  Queue &Q = queue(*C.Dev);
+  std::vector<uint64_t> Limits(lq::LimitSlots, lq::LimitUnsupported);
+  for (unsigned I = 0; I < lq::LimitSlots; ++I) {
+    size_t V = 0;
+    if (I < CU_LIMIT_MAX && contextLimit(C, CUlimit(I), V) == CUDA_SUCCESS)
+      Limits[I] = V;
+  }
+  std::lock_guard<std::mutex> L(Q.M);
+  if (!Q.Address || Limits == Q.Limits)
+    return;
+  if (llvm::Error E = C.Dev->Backend->copyToDevice(Q.Address + lq::LimitsOffset, Limits.data(),
+                                                   8 * Limits.size())) {
+    log().error("device-side launch queue: {}", llvm::toString(std::move(E)));
+    return;
+  }
+  Q.Limits = std::move(Limits);
 }
 
 size_t pendingLaunchCount(Device &D) {

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace reptx::loader {
 
@@ -16,6 +18,13 @@ namespace reptx::loader {
 /// kernel launches kernels or calls the device runtime), allocates the device's queue on first
 /// need and writes its address there. Returns whether it has the symbol.
 bool launchQueueAttach(Device &D, const LoadedCode &Code);
+/// After a library's code object is loaded: when it has the `__reptx_kernel_table` symbol (some
+/// kernel asks for function attributes or occupancy in device code), writes the table of its
+/// Kernels' attributes there (LaunchQueue.h), which unloadLibrary releases.
+void kernelTableAttach(Library &L, const std::vector<std::string> &Kernels);
+/// Before a grid of a library with device-side launches: the context's limits, for
+/// cudaDeviceGetLimit in device code (written when they changed).
+void writeDeviceLimits(Context &C);
 /// CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT of the device.
 size_t pendingLaunchCount(Device &D);
 /// Sets it; CUDA_ERROR_INVALID_VALUE once the queue exists (a module that launches kernels was

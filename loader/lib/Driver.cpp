@@ -190,6 +190,7 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
     printfAttach(D, *L.Code);                         // device printf: point the module at the FIFO
     heapAttach(D, *L.Code);                           // device malloc: and at the heap
     L.DeviceLaunches = launchQueueAttach(D, *L.Code); // dynamic parallelism: the launch queue
+    kernelTableAttach(L, CM->Kernels);                // and the kernels' attributes
   }
   auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
   log().debug("{}: {:.1f} ms to compile or find in the cache, {:.1f} ms to load {} bytes", L.Name,

@@ -8,6 +8,7 @@
 #include "Log.h"
 
 #include "reptx/frontend-ptx/Ast.h"
+#include "reptx/frontend-ptx/Link.h"
 #include "reptx/loader/IntegrityCheck.h"
 
 #include <array>
@@ -143,6 +144,7 @@ struct Library {
   std::string Ptx;
   std::string PtxasOptions;            // of the fatbin entry (part of the kernel cache key)
   std::unique_ptr<ptx::Module> Parsed; // entry parameter lists and variable sizes
+  std::vector<ptx::LinkedUnit> Units;  // of -rdc PTX linked from several units: each one's target
   std::mutex M;
   bool Compiled = false;
   CUresult CompileResult = CUDA_SUCCESS;
@@ -156,6 +158,7 @@ struct Library {
   // kernels that device code launched, by their device-side address.
   bool DeviceLaunches = false;
   std::map<uint64_t, Kernel *> KernelAddresses;
+  uint64_t KernelTable = 0; // the kernels' attributes for device code, 0 when it has none
 };
 
 /// The kernel a CUfunction or CUkernel handle names (they are the same object), or null.
@@ -232,5 +235,10 @@ CUresult faultResult(DeviceFault F);
 CUresult contextSynchronize(Context *C);
 /// cuDeviceGetAttribute's answer for a valid attribute (ApiDevice.cpp).
 int deviceAttribute(const Device &D, int Attribute);
+/// cuCtxGetLimit's answer for context C (ApiDevice.cpp).
+CUresult contextLimit(Context &C, CUlimit Limit, size_t &Value);
+/// cuFuncGetAttribute's answer for an attribute of a kernel's code, which loading fixes
+/// (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK to CU_FUNC_ATTRIBUTE_CACHE_MODE_CA; ApiModule.cpp).
+int codeAttribute(const Library &L, const KernelMeta &M, int Attribute);
 
 } // namespace reptx::loader

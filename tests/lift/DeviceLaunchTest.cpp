@@ -158,11 +158,13 @@ TEST(DeviceLaunchIR, RuntimeCallsBecomeReptxIntrinsicsAndKernelsHaveAddresses) {
   EXPECT_EQ(Text->getAsString(), std::string("\x7freptx.kernel:child", 19) + '\0');
 }
 
+// A system call of the device runtime that reptx does not know (one a newer libcudadevrt might
+// make; every one of CUDA 13.0's is provided).
 TEST(DeviceLaunchIR, UnknownSystemCallIsAnErrorOfItsKernel) {
   const char *Ptx = R"(.version 8.0
 .target sm_80
 .address_size 64
-.extern .func (.param .b32 func_retval0) __cuda_syscall_cnpv2FuncGetAttribute
+.extern .func (.param .b32 func_retval0) __cuda_syscall_cnpv2FutureCall
 (
   .param .b64 p0, .param .b32 p1, .param .b64 p2
 );
@@ -178,7 +180,7 @@ TEST(DeviceLaunchIR, UnknownSystemCallIsAnErrorOfItsKernel) {
   .param .b64 param2;
   st.param.b64 [param2+0], 0;
   .param .b32 retval0;
-  call.uni (retval0), __cuda_syscall_cnpv2FuncGetAttribute, (param0, param1, param2);
+  call.uni (retval0), __cuda_syscall_cnpv2FutureCall, (param0, param1, param2);
   }
   ret;
 }
@@ -187,11 +189,11 @@ TEST(DeviceLaunchIR, UnknownSystemCallIsAnErrorOfItsKernel) {
   ret;
 }
 )";
-  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("funcattr.ptx", Ptx));
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("future.ptx", Ptx));
   ASSERT_EQ(L->R.Failures.size(), 1u);
   const std::string &Message = L->R.Failures[0].Message;
   EXPECT_NE(Message.find("kernel 'bad'"), std::string::npos) << Message;
-  EXPECT_NE(Message.find("system call '__cuda_syscall_cnpv2FuncGetAttribute' (dynamic "
+  EXPECT_NE(Message.find("system call '__cuda_syscall_cnpv2FutureCall' (dynamic "
                          "parallelism), which is not provided"),
             std::string::npos)
       << Message;
@@ -283,6 +285,128 @@ TEST_P(DeviceLaunchExec, LaunchesAreRecordedInTheQueue) {
     EXPECT_EQ(Results[2 * Threads + T], 0u) << "thread " << T << ": the cleared last error";
     EXPECT_EQ(Results[3 * Threads + T], 100 + T) << "thread " << T;
   }
+}
+
+// The device runtime's queries: function attributes and occupancy from the code object's kernel
+// table, limits from the queue (both laid out as a loader writes them), the fixed cache and
+// shared-memory configurations. Each call's result and value go to res[] (below); the values
+// the tables hold are the test's own, the occupancy is worked out by hand from the loader's model
+// (LaunchQueue.h): 64 threads are 2 warps (24 blocks by warps, 16 at most), 1,200 + 40,000 bytes
+// of shared memory per block fit twice in 100 KiB.
+std::string queryPtx() {
+  std::string Ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 r) __cuda_syscall_cnpv2FuncGetAttribute
+(.param .b64 p0, .param .b32 p1, .param .b64 p2);
+.extern .func (.param .b32 r) __cuda_syscall_cnpv2MaxActiveBlocksPerMultiprocessor
+(.param .b64 p0, .param .b64 p1, .param .b32 p2, .param .b64 p3);
+.extern .func (.param .b32 r) __cuda_syscall_cnpv2MaxActiveBlocksPerMultiprocessorWithFlags
+(.param .b64 p0, .param .b64 p1, .param .b32 p2, .param .b64 p3, .param .b32 p4);
+.extern .func (.param .b32 r) __cuda_syscall_cnpv2GetLimit (.param .b64 p0, .param .b32 p1);
+.extern .func (.param .b32 r) __cuda_syscall_cnpv2GetCacheConfig (.param .b64 p0);
+.extern .func (.param .b32 r) __cuda_syscall_cnpv2GetSharedMemConfig (.param .b64 p0);
+.visible .entry child() { ret; }
+.visible .entry queries(.param .u64 res)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [res];
+  mov.u64 %rd2, child;
+)";
+  // One system call: its result to res[Ret], its parameters (type, value; "@N" is res + 4 * N).
+  auto Call = [&](const char *Name, unsigned Ret,
+                  std::vector<std::pair<const char *, std::string>> Params) {
+    std::string Names;
+    Ptx += "  {\n";
+    for (unsigned I = 0; I < Params.size(); ++I) {
+      auto &[Type, Value] = Params[I];
+      std::string P = "p" + std::to_string(I), V = Value;
+      if (V[0] == '@') {
+        Ptx += "  add.s64 %rd3, %rd1, " + std::to_string(4 * std::stoi(V.substr(1))) + ";\n";
+        V = "%rd3";
+      }
+      Ptx += std::string("  .param .") + Type + " " + P + ";\n  st.param." + Type + " [" + P +
+             "], " + V + ";\n";
+      Names += (I ? ", " : "") + P;
+    }
+    Ptx += std::string("  .param .b32 r;\n  call.uni (r), __cuda_syscall_cnpv2") + Name + ", (" +
+           Names + ");\n  ld.param.b32 %r1, [r];\n  }\n  st.global.u32 [%rd1+" +
+           std::to_string(4 * Ret) + "], %r1;\n";
+  };
+  Call("FuncGetAttribute", 0, {{"b64", "@1"}, {"b32", "1"}, {"b64", "%rd2"}}); // shared bytes
+  Call("FuncGetAttribute", 2, {{"b64", "@3"}, {"b32", "0"}, {"b64", "%rd2"}}); // max threads
+  Call("FuncGetAttribute", 4, {{"b64", "@5"}, {"b32", "8"}, {"b64", "%rd2"}}); // no such
+  Call("FuncGetAttribute", 6, {{"b64", "@7"}, {"b32", "1"}, {"b64", "%rd1"}}); // not a kernel
+  Call("MaxActiveBlocksPerMultiprocessorWithFlags", 8,
+       {{"b64", "@9"}, {"b64", "%rd2"}, {"b32", "64"}, {"b64", "40000"}, {"b32", "1"}});
+  Call("MaxActiveBlocksPerMultiprocessor", 10,
+       {{"b64", "@11"}, {"b64", "%rd2"}, {"b32", "0"}, {"b64", "0"}}); // no threads
+  Call("GetLimit", 12, {{"b64", "@14"}, {"b32", "0"}});                // cudaLimitStackSize
+  Call("GetLimit", 13, {{"b64", "@16"}, {"b32", "12"}});               // none
+  Call("GetCacheConfig", 18, {{"b64", "@19"}});
+  Call("GetSharedMemConfig", 20, {{"b64", "@21"}});
+  Ptx += "  ret;\n}\n";
+  return Ptx;
+}
+
+TEST_P(DeviceLaunchExec, QueriesAnswerFromTheLoadersTables) {
+  LIFT_ASSERT_OK_AND_ASSIGN(L, lift("queries.ptx", queryPtx()));
+  ASSERT_TRUE(L->R.Failures.empty()) << L->R.Failures[0].Message;
+  backend::CompileOptions Opts;
+  Opts.Arch = GetParam();
+  LIFT_ASSERT_OK_AND_ASSIGN(Obj, backend::compile(*L->R.M, Opts));
+  LIFT_ASSERT_OK_AND_ASSIGN(CO, CodeObject::load(Obj.Bytes));
+  LIFT_ASSERT_OK_AND_ASSIGN(QueueSym, dynamicSymbol(Obj.Bytes, lq::QueueSymbol));
+  LIFT_ASSERT_OK_AND_ASSIGN(TableSym, dynamicSymbol(Obj.Bytes, lq::KernelTableSymbol));
+  ASSERT_TRUE(QueueSym.has_value() && TableSym.has_value());
+
+  Device Dev;
+  Dev.setCodeObjectsWritable(true);
+  LIFT_ASSERT_OK_AND_ASSIGN(Base, Dev.loadCodeObject(*CO));
+  // The queue: only its limits matter here (the stack size set, the others unsupported).
+  std::vector<uint8_t> Queue(lq::RecordsOffset, 0);
+  std::vector<uint64_t> Limits(lq::LimitSlots, lq::LimitUnsupported);
+  Limits[0] = 4096;
+  std::memcpy(Queue.data() + lq::LimitsOffset, Limits.data(), 8 * Limits.size());
+  LIFT_ASSERT_OK_AND_ASSIGN(QueueAt, Dev.allocateArray<uint8_t>(Queue));
+  // The kernel table: child's entry (256 threads, 1,200 bytes of shared memory), then its text.
+  const std::string Text = std::string("\x7freptx.kernel:child", 19) + '\0';
+  std::vector<uint8_t> Table(8 + lq::KernelEntryBytes + Text.size(), 0);
+  const uint32_t Count = 1;
+  const int32_t Attributes[lq::KernelAttributes] = {256, 1200, 0, 0, 10, 80, 86, 0};
+  std::memcpy(Table.data(), &Count, 4);
+  std::memcpy(Table.data() + 16, Attributes, sizeof(Attributes));
+  std::memcpy(Table.data() + 8 + lq::KernelEntryBytes, Text.data(), Text.size());
+  LIFT_ASSERT_OK_AND_ASSIGN(TableAt, Dev.allocateArray<uint8_t>(Table));
+  const uint64_t TextAt = TableAt + 8 + lq::KernelEntryBytes;
+  ASSERT_FALSE(
+      static_cast<bool>(Dev.write(TableAt + 8, {reinterpret_cast<const uint8_t *>(&TextAt), 8})));
+  ASSERT_FALSE(static_cast<bool>(
+      Dev.write(Base + QueueSym->Value, {reinterpret_cast<const uint8_t *>(&QueueAt), 8})));
+  ASSERT_FALSE(static_cast<bool>(
+      Dev.write(Base + TableSym->Value, {reinterpret_cast<const uint8_t *>(&TableAt), 8})));
+
+  LIFT_ASSERT_OK_AND_ASSIGN(Res, Dev.allocateArray<uint32_t>(std::vector<uint32_t>(24, 7)));
+  auto R = Dev.dispatch(*CO, DispatchParams::blocks("queries", {1, 1, 1}, {1, 1, 1},
+                                                    KernargBuilder().addPointer(Res).take()));
+  ASSERT_TRUE(static_cast<bool>(R)) << llvm::toString(R.takeError());
+  LIFT_ASSERT_OK_AND_ASSIGN(Got, Dev.readArray<uint32_t>(Res, 24));
+  const uint32_t Ok = lq::CnpSuccess, Bad = lq::CnpInvalidValue;
+  const std::vector<uint32_t> Want = {
+      Ok,   1200, // shared bytes
+      Ok,   256,  // max threads per block
+      Bad,  7,    // attribute 8 is not in the table
+      Bad,  7,    // res is not a kernel's address
+      Ok,   2,    // blocks of 64 threads with 40,000 bytes of dynamic shared memory
+      Bad,  7,    // blocks of no threads
+      Ok,   lq::CnpUnsupportedLimit, // the stack size (below); limit 12 is not supported
+      4096, 0,                       // the stack size, 64-bit
+      7,    7,                       // limit 12's value, untouched
+      Ok,   0,                       // cudaFuncCachePreferNone
+      Ok,   1,                       // cudaSharedMemBankSizeFourByte
+      7,    7};
+  EXPECT_EQ(Got, Want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, DeviceLaunchExec,

@@ -1,6 +1,7 @@
 // Dynamic parallelism (kernels launched from device code, CUDA 12's device runtime): children
 // with their own configurations and parameters, nesting, tail launches, device-side streams,
-// the pending-launch limit. Expected values from host loops.
+// the pending-launch limit, function attributes, occupancy and limits asked in device code.
+// Expected values from host loops and the host API's answers.
 #include "check.h"
 
 struct Affine {
@@ -113,6 +114,45 @@ __global__ void copyFill(int *Out, int *A, const int *Src, unsigned char *B, int
   cudaMemsetAsync(B + 3, 0, N - 5, 0);
   cudaMemcpyAsync(A, Src, N * sizeof(int), cudaMemcpyDeviceToDevice, 0);
   sumOf<<<1, 1>>>(Out, A, B, N);
+}
+
+// What device code asks of the device runtime besides launches: function attributes and
+// occupancy (the same answers as the host API's), limits, cache and shared-memory configuration.
+__global__ void __launch_bounds__(256) tileKernel(int *Out) {
+  __shared__ int Tile[300];
+  Tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  Out[threadIdx.x] = Tile[(threadIdx.x + 1) % blockDim.x];
+}
+__global__ void queries(long long *Out) {
+  cudaFuncAttributes A;
+  Out[0] = cudaFuncGetAttributes(&A, tileKernel);
+  Out[1] = A.sharedSizeBytes;
+  Out[2] = A.maxThreadsPerBlock;
+  Out[3] = A.ptxVersion;
+  Out[4] = A.binaryVersion;
+  Out[5] = A.numRegs;
+  Out[6] = A.localSizeBytes;
+  int Blocks = -1;
+  Out[7] = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&Blocks, tileKernel, 128, 0);
+  Out[8] = Blocks;
+  Out[9] = cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      &Blocks, tileKernel, 64, 40000, cudaOccupancyDisableCachingOverride);
+  Out[10] = Blocks;
+  Out[11] = cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&Blocks, tileKernel, 64, 0, 7);
+  Out[12] = cudaFuncGetAttributes(&A, reinterpret_cast<const void *>(Out)); // not a kernel
+  size_t V = 0;
+  Out[13] = cudaDeviceGetLimit(&V, cudaLimitStackSize);
+  Out[14] = V;
+  Out[15] = cudaDeviceGetLimit(&V, cudaLimitMallocHeapSize);
+  Out[16] = V;
+  Out[17] = cudaDeviceGetLimit(&V, cudaLimitDevRuntimePendingLaunchCount);
+  Out[18] = V;
+  Out[19] = cudaDeviceGetLimit(&V, static_cast<cudaLimit>(99));
+  cudaFuncCache Cache = static_cast<cudaFuncCache>(7);
+  Out[20] = cudaDeviceGetCacheConfig(&Cache);
+  Out[21] = Cache;
+  Out[22] = cudaGetLastError();
 }
 
 // Many launches: every thread of 8 blocks launches one.
@@ -245,6 +285,53 @@ int main() {
     CHECK(cudaFree(DSrc));
     CHECK(cudaFree(A));
     CHECK(cudaFree(B));
+    CHECK(cudaFree(Out));
+  }
+  { // function attributes, occupancy and limits in device code
+    const int N = 23;
+    long long *Out;
+    CHECK(cudaMalloc(&Out, N * sizeof(long long)));
+    CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
+    size_t Heap = 0; // fixed since the device's malloc heap exists (device cudaMalloc above)
+    CHECK(cudaDeviceGetLimit(&Heap, cudaLimitMallocHeapSize));
+    queries<<<1, 1>>>(Out);
+    CHECK(cudaDeviceSynchronize());
+    auto Got = toHost(Out, N);
+    cudaFuncAttributes A;
+    CHECK(cudaFuncGetAttributes(&A, tileKernel));
+    // The PTX version is the target the kernel's own unit was compiled for (nvcc's default,
+    // compute_75), not libcudadevrt's newer one that the -rdc link also holds: CUB and Thrust pick
+    // their tuning by it.
+    expect(A.ptxVersion == 75 && A.sharedSizeBytes == 300 * 4 && A.maxThreadsPerBlock == 256,
+           "host function attributes", A.ptxVersion);
+    int Blocks128 = 0, Blocks64 = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&Blocks128, tileKernel, 128, 0));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&Blocks64, tileKernel, 64, 40000));
+    const long long Want[N] = {0,
+                               300 * 4,
+                               256,
+                               75,
+                               A.binaryVersion,
+                               A.numRegs,
+                               (long long)A.localSizeBytes,
+                               0,
+                               Blocks128,
+                               0,
+                               Blocks64,
+                               cudaErrorInvalidValue,
+                               cudaErrorInvalidValue, // libcudadevrt maps no error to 98
+                               0,
+                               4096,
+                               0,
+                               (long long)Heap,
+                               0,
+                               4096, // as set above
+                               cudaErrorUnsupportedLimit,
+                               0,
+                               cudaFuncCachePreferNone,
+                               cudaErrorInvalidValue}; // left by the failed attribute query
+    for (int I = 0; I < N; ++I)
+      expect(Got[I] == Want[I], "device-side query", I);
     CHECK(cudaFree(Out));
   }
   { // 8 x 256 launches at once

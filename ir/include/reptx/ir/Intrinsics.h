@@ -149,11 +149,27 @@ struct DeviceRuntimeCall {
   unsigned Returns, Params;
 };
 inline constexpr DeviceRuntimeCall DeviceRuntimeCalls[] = {
-    {"GetParameterBuffer", 1, 2}, {"GetParameterBufferV2", 1, 4}, {"LaunchDevice", 1, 6},
-    {"LaunchDeviceV2", 1, 2},     {"GetLastError", 1, 0},         {"SetLastError", 1, 1},
-    {"GetDevice", 1, 1},          {"GetDeviceCount", 1, 1},       {"StreamCreate", 1, 2},
-    {"StreamDestroy", 1, 1},      {"StreamWaitEvent", 1, 3},      {"EventCreate", 1, 2},
-    {"EventRecord", 1, 2},        {"EventDestroy", 1, 1},         {"DeviceGetAttribute", 1, 3}};
+    {"GetParameterBuffer", 1, 2},
+    {"GetParameterBufferV2", 1, 4},
+    {"LaunchDevice", 1, 6},
+    {"LaunchDeviceV2", 1, 2},
+    {"GetLastError", 1, 0},
+    {"SetLastError", 1, 1},
+    {"GetDevice", 1, 1},
+    {"GetDeviceCount", 1, 1},
+    {"StreamCreate", 1, 2},
+    {"StreamDestroy", 1, 1},
+    {"StreamWaitEvent", 1, 3},
+    {"EventCreate", 1, 2},
+    {"EventRecord", 1, 2},
+    {"EventDestroy", 1, 1},
+    {"DeviceGetAttribute", 1, 3},
+    {"GetLimit", 1, 2},
+    {"GetCacheConfig", 1, 1},
+    {"GetSharedMemConfig", 1, 1},
+    {"FuncGetAttribute", 1, 3},
+    {"MaxActiveBlocksPerMultiprocessor", 1, 4},
+    {"MaxActiveBlocksPerMultiprocessorWithFlags", 1, 5}};
 /// The device runtime system call a callee names, or null.
 inline const DeviceRuntimeCall *deviceRuntimeCall(llvm::StringRef Callee) {
   if (!Callee.consume_front(DeviceRuntimeCallee))
