@@ -329,7 +329,34 @@ std::map<uint64_t, Capture *> &captures() {
   return *M;
 }
 
+// The calling thread's per-thread default stream (CU_STREAM_PER_THREAD) of its current context,
+// as a stream object made on first use, so that it can capture and join captures as CUDA allows
+// (only the legacy stream cannot); null without a current context. A capture it has when the
+// thread ends ends with it.
+Stream *perThreadStream() {
+  struct Streams {
+    std::map<Context *, std::unique_ptr<Stream>> ByContext;
+    ~Streams() {
+      for (auto &[C, St] : ByContext)
+        forgetStream(St.get());
+    }
+  };
+  thread_local Streams Mine;
+  Context *C = currentContext();
+  if (!C)
+    return nullptr;
+  std::unique_ptr<Stream> &St = Mine.ByContext[C];
+  if (!St) {
+    St = std::make_unique<Stream>();
+    St->Id = newStreamId();
+    St->Ctx = C;
+  }
+  return St.get();
+}
+
 Stream *asStream(CUstream S) {
+  if (S == CU_STREAM_PER_THREAD)
+    return perThreadStream();
   if (reinterpret_cast<uintptr_t>(S) <= 2)
     return nullptr;
   auto *St = reinterpret_cast<Stream *>(S);
@@ -452,7 +479,7 @@ CUresult reptx::loader::captureStreamWait(CUstream S, Event *Ev) {
     return CUDA_SUCCESS;
   Capture *Cap = It->second;
   Stream *St = asStream(S);
-  if (!St) // the legacy and per-thread default streams cannot join a capture
+  if (!St) // the legacy default stream cannot join a capture
     return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
   if (St->Cap && St->Cap != Cap)
     return CUDA_ERROR_STREAM_CAPTURE_MERGE;
@@ -535,9 +562,8 @@ static CUresult beginCapture(CUstream S, CUstreamCaptureMode Mode, Graph *Into =
     return R;
   Stream *St = asStream(S);
   if (!St) {
-    log().error("cuStreamBeginCapture: the {} default stream cannot be captured; capture a "
-                "created stream",
-                S == CU_STREAM_PER_THREAD ? "per-thread" : "legacy");
+    log().error("cuStreamBeginCapture: the legacy default stream cannot be captured (CUDA's "
+                "rule); capture a created stream or the per-thread default stream");
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   }
   if (Mode != CU_STREAM_CAPTURE_MODE_GLOBAL && Mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&

@@ -1,9 +1,11 @@
-// CUDA graphs: stream capture (one stream, and several joined through events), graphs built node
-// by node, instantiation, repeated launches, parameter updates of an instantiated graph, graph
-// memory allocations, and the errors of stream capture. Expected values from host computations.
+// CUDA graphs: stream capture (one stream, several joined through events, the per-thread default
+// stream), graphs built node by node, instantiation, repeated launches, parameter updates of an
+// instantiated graph, graph memory allocations, and the errors of stream capture. Expected values
+// from host computations.
 #include "check.h"
 
 #include <cstring>
+#include <thread>
 
 __global__ void scale(float *x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -347,6 +349,65 @@ static void captureErrors() {
   CHECK(cudaStreamDestroy(s));
 }
 
+// The per-thread default stream captures like a created one (only the legacy stream cannot): a
+// kernel, a fill, a fork into a created stream and its join, launched twice; a second thread's
+// per-thread stream is a stream of its own, not capturing meanwhile.
+static void capturePerThreadStream() {
+  cudaStream_t side;
+  CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  cudaEvent_t fork, join;
+  CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  int *a, *b;
+  CHECK(cudaMalloc(&a, N * sizeof(int)));
+  CHECK(cudaMalloc(&b, N * sizeof(int)));
+  cudaStream_t pt = cudaStreamPerThread;
+  CHECK(cudaStreamBeginCapture(pt, cudaStreamCaptureModeThreadLocal));
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  CHECK(cudaStreamIsCapturing(pt, &st));
+  expect(st == cudaStreamCaptureStatusActive, "per-thread stream captures", st);
+  std::thread other([&] {
+    cudaStreamCaptureStatus o = cudaStreamCaptureStatusActive;
+    CHECK(cudaStreamIsCapturing(cudaStreamPerThread, &o));
+    expect(o == cudaStreamCaptureStatusNone, "another thread's per-thread stream", o);
+  });
+  other.join();
+  fillIota<<<Blocks, Threads, 0, pt>>>(a, 40, N);
+  CHECK(cudaMemsetAsync(b, 0, N * sizeof(int), pt));
+  CHECK(cudaEventRecord(fork, pt));
+  CHECK(cudaStreamWaitEvent(side, fork, 0));
+  addScalar<<<Blocks, Threads, 0, side>>>(b, 3, N);
+  CHECK(cudaEventRecord(join, side));
+  CHECK(cudaStreamWaitEvent(pt, join, 0));
+  addScalar<<<Blocks, Threads, 0, pt>>>(a, 1, N);
+  cudaGraph_t g = nullptr;
+  CHECK(cudaStreamEndCapture(pt, &g));
+  size_t count = 0, edges = 0;
+  CHECK(cudaGraphGetNodes(g, nullptr, &count));
+  CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
+  // iota -> fill -> side kernel -> last kernel, and fill -> last kernel (the join adds the side
+  // kernel to the stream's dependencies, the fill stays one).
+  expect(count == 4 && edges == 4, "per-thread capture shape", long(count * 100 + edges));
+  cudaGraphExec_t e;
+  CHECK(cudaGraphInstantiate(&e, g, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    CHECK(cudaGraphLaunch(e, pt));
+    CHECK(cudaStreamSynchronize(pt));
+    auto ha = toHost(a, N), hb = toHost(b, N);
+    for (int i = 0; i < N; ++i) {
+      expect(ha[i] == 41 + i, "per-thread capture, kernels", i);
+      expect(hb[i] == 3, "per-thread capture, fill and side kernel", i);
+    }
+  }
+  CHECK(cudaGraphExecDestroy(e));
+  CHECK(cudaGraphDestroy(g));
+  CHECK(cudaEventDestroy(fork));
+  CHECK(cudaEventDestroy(join));
+  CHECK(cudaStreamDestroy(side));
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+}
+
 // An instantiated graph launched into a capture becomes a child graph; nodes disabled in an
 // instantiated graph; event record nodes; a capture's dependency set read and replaced.
 static void graphsInGraphs() {
@@ -515,6 +576,7 @@ int main() {
   captureErrors();
   graphsInGraphs();
   captureModes();
+  capturePerThreadStream();
   if (failures) {
     std::printf("%d failures\n", failures);
     return 1;
