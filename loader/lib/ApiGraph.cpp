@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <queue>
 #include <set>
@@ -106,13 +107,46 @@ bool nodesOf(const Graph &G, const CUgraphNode *Deps, size_t NumDeps,
   return true;
 }
 
-// Whether every edge is a full dependency (all zero; null: none given). Programmatic ports are
-// not supported.
+bool isDefaultEdge(const CUgraphEdgeData &E) {
+  static const CUgraphEdgeData Zero{};
+  return std::memcmp(&E, &Zero, sizeof(E)) == 0;
+}
+// Whether every edge is a full dependency (all zero; null: none given).
 bool defaultEdges(const CUgraphEdgeData *Edges, size_t N) {
   for (size_t I = 0; Edges && I < N; ++I)
-    if (Edges[I].from_port || Edges[I].to_port || Edges[I].type)
+    if (!isDefaultEdge(Edges[I]))
       return false;
   return true;
+}
+// Whether E may join From to a node of type To (cuda.h, CUgraphEdgeData and
+// CUgraphDependencyType): only kernel nodes have ports; a programmatic edge joins two kernel
+// nodes from the PROGRAMMATIC or LAUNCH_ORDER port, and the PROGRAMMATIC port needs one; no node
+// has a downstream port; the reserved bytes are zero.
+bool validEdge(const GraphNode &From, CUgraphNodeType To, const CUgraphEdgeData &E) {
+  if (isDefaultEdge(E))
+    return true;
+  for (unsigned char R : E.reserved)
+    if (R)
+      return false;
+  if (E.to_port || E.type > CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC ||
+      E.from_port > CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER ||
+      From.Type != CU_GRAPH_NODE_TYPE_KERNEL)
+    return false;
+  if (E.type == CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)
+    return To == CU_GRAPH_NODE_TYPE_KERNEL && E.from_port != CU_GRAPH_KERNEL_NODE_PORT_DEFAULT;
+  return E.from_port != CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+}
+// The data of the edge From -> To (all zero for a full dependency).
+CUgraphEdgeData edgeData(const GraphNode &To, const GraphNode *From) {
+  auto It = To.EdgeData.find(From);
+  return It == To.EdgeData.end() ? CUgraphEdgeData{} : It->second;
+}
+// Records the data of the edge From -> To (nothing for a full dependency).
+void setEdgeData(GraphNode &To, const GraphNode *From, const CUgraphEdgeData &E) {
+  if (isDefaultEdge(E))
+    To.EdgeData.erase(From);
+  else
+    To.EdgeData[From] = E;
 }
 CUgraphNode handle(GraphNode *N) { return reinterpret_cast<CUgraphNode>(N); }
 
@@ -170,9 +204,12 @@ std::unique_ptr<Graph> cloneGraph(const Graph &G,
     M->Enabled = N->Enabled;
     Map[N.get()] = C->add(std::move(M), {});
   }
-  for (const auto &N : G.Nodes)
+  for (const auto &N : G.Nodes) {
     for (GraphNode *D : N->Deps)
       Map[N.get()]->Deps.push_back(Map.at(D));
+    for (auto &[From, E] : N->EdgeData)
+      Map[N.get()]->EdgeData[Map.at(From)] = E;
+  }
   return C;
 }
 
@@ -414,6 +451,11 @@ CUresult reptx::loader::capture(CUstream S, std::unique_ptr<GraphNode> N) {
   if (Cap->Invalidated)
     return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
   GraphNode *Node = Cap->graph().add(std::move(N), St->CaptureDeps);
+  if (Node->Programmatic) // CUDA's capture of programmatic stream serialization
+    for (GraphNode *D : Node->Deps)
+      if (D->Type == CU_GRAPH_NODE_TYPE_KERNEL)
+        Node->EdgeData[D] = {
+            CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, 0, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC, {}};
   St->CaptureDeps.assign(1, Node);
   return CUDA_SUCCESS;
 }
@@ -871,16 +913,23 @@ CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode,
 
 namespace {
 
-// Adds a node to a graph after the given nodes of the same graph (no repeats).
+// Adds a node to a graph after the given nodes of the same graph (no repeats), with the data of
+// those edges when given (cuGraphAddNode_v2; null: full dependencies).
 CUresult addNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
-                 std::unique_ptr<GraphNode> N) {
+                 std::unique_ptr<GraphNode> N, const CUgraphEdgeData *Edges = nullptr) {
   Graph *G = asGraph(H);
   std::vector<GraphNode *> D;
   if (!Out || !G || !nodesOf(*G, Deps, NumDeps, D))
     return CUDA_ERROR_INVALID_VALUE;
+  for (size_t I = 0; Edges && I < D.size(); ++I)
+    if (!validEdge(*D[I], N->Type, Edges[I]))
+      return CUDA_ERROR_INVALID_VALUE;
   if (!N->Ctx)
     N->Ctx = currentContext();
-  *Out = handle(G->add(std::move(N), D));
+  GraphNode *Node = G->add(std::move(N), D);
+  for (size_t I = 0; Edges && I < D.size(); ++I)
+    setEdgeData(*Node, D[I], Edges[I]);
+  *Out = handle(Node);
   return CUDA_SUCCESS;
 }
 
@@ -1235,23 +1284,43 @@ static CUresult addConditionalNode(CUgraphNode *Out, CUgraph H, const CUgraphNod
   return CUDA_SUCCESS;
 }
 
-// cuGraphAddNode: a node of any type reptx has, from the generic description.
+static CUresult addTypedNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
+                             CUgraphNodeParams *P);
+
+// cuGraphAddNode(_v2): a node of any type reptx has, from the generic description, with edge data
+// when given.
 static CUresult addNodeOfParams(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps,
                                 const CUgraphEdgeData *Edges, size_t NumDeps,
                                 CUgraphNodeParams *P) {
-  if (!P || P->reserved0[0] || P->reserved0[1] || P->reserved0[2] || P->reserved2)
+  if (!Out || !P || P->reserved0[0] || P->reserved0[1] || P->reserved0[2] || P->reserved2)
     return CUDA_ERROR_INVALID_VALUE;
-  if (!defaultEdges(Edges, NumDeps))
-    return CUDA_ERROR_NOT_SUPPORTED;
-  switch (P->type) {
-  case CU_GRAPH_NODE_TYPE_KERNEL: {
+  if (P->type == CU_GRAPH_NODE_TYPE_KERNEL) {
     auto N = std::make_unique<GraphNode>();
     if (CUresult R = setKernel(*N, &P->kernel, P->kernel.kern))
       return R;
     if (!P->kernel.func && P->kernel.ctx)
       N->Ctx = reinterpret_cast<Context *>(P->kernel.ctx);
-    return addNode(Out, H, Deps, NumDeps, std::move(N));
+    return addNode(Out, H, Deps, NumDeps, std::move(N), Edges); // programmatic edges allowed
   }
+  // Into any other node, edges are full dependencies, or edges from a kernel's launch-order port.
+  for (size_t I = 0; Edges && I < NumDeps; ++I)
+    if (GraphNode *From = Deps ? asNode(Deps[I]) : nullptr;
+        From && !validEdge(*From, P->type, Edges[I]))
+      return CUDA_ERROR_INVALID_VALUE;
+  CUgraphNode Added = nullptr;
+  CUresult R = addTypedNode(&Added, H, Deps, NumDeps, P);
+  if (R == CUDA_SUCCESS) {
+    for (size_t I = 0; Edges && I < NumDeps; ++I)
+      setEdgeData(*asNode(Added), asNode(Deps[I]), Edges[I]);
+    *Out = Added;
+  }
+  return R;
+}
+
+// cuGraphAddNode's nodes other than kernels.
+static CUresult addTypedNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
+                             CUgraphNodeParams *P) {
+  switch (P->type) {
   case CU_GRAPH_NODE_TYPE_MEMCPY:
     if (P->memcpy.flags || P->memcpy.reserved)
       return CUDA_ERROR_INVALID_VALUE;
@@ -1409,8 +1478,8 @@ CUresult getEdges(CUgraph H, CUgraphNode *From, CUgraphNode *To, CUgraphEdgeData
   if (!G || !Count || (!From != !To))
     return CUDA_ERROR_INVALID_VALUE;
   std::vector<Edge> E = edgesOf(*G);
-  if (From && Data)
-    std::fill(Data, Data + std::min(*Count, E.size()), CUgraphEdgeData{});
+  for (size_t I = 0; From && Data && I < std::min(*Count, E.size()); ++I)
+    Data[I] = edgeData(*E[I].To, E[I].From);
   if (From)
     listOut(To, Count, E.size(), [&](size_t I) { To[I] = handle(E[I].To); });
   return listOut(From, Count, E.size(), [&](size_t I) { From[I] = handle(E[I].From); });
@@ -1420,8 +1489,8 @@ CUresult getDependencies(CUgraphNode H, CUgraphNode *Out, CUgraphEdgeData *Data,
   GraphNode *N = asNode(H);
   if (!N)
     return CUDA_ERROR_INVALID_VALUE;
-  if (Out && Data && Count)
-    std::fill(Data, Data + std::min(*Count, N->Deps.size()), CUgraphEdgeData{});
+  for (size_t I = 0; Out && Data && Count && I < std::min(*Count, N->Deps.size()); ++I)
+    Data[I] = edgeData(*N, N->Deps[I]);
   return listOut(Out, Count, N->Deps.size(), [&](size_t I) { Out[I] = handle(N->Deps[I]); });
 }
 
@@ -1433,13 +1502,13 @@ CUresult getDependents(CUgraphNode H, CUgraphNode *Out, CUgraphEdgeData *Data, s
   for (const auto &M : N->Owner->Nodes)
     if (std::find(M->Deps.begin(), M->Deps.end(), N) != M->Deps.end())
       D.push_back(M.get());
-  if (Out && Data && Count)
-    std::fill(Data, Data + std::min(*Count, D.size()), CUgraphEdgeData{});
+  for (size_t I = 0; Out && Data && Count && I < std::min(*Count, D.size()); ++I)
+    Data[I] = edgeData(*D[I], N);
   return listOut(Out, Count, D.size(), [&](size_t I) { Out[I] = handle(D[I]); });
 }
 
-// Adds (Add) or removes the edges From[i] -> To[i]; edge data other than a full dependency is not
-// supported.
+// Adds (Add) or removes the edges From[i] -> To[i], with their data (null: full dependencies,
+// as cuda.h says); an edge is removed only with its own data.
 CUresult changeDependencies(CUgraph H, const CUgraphNode *From, const CUgraphNode *To,
                             const CUgraphEdgeData *Data, size_t N, bool Add) {
   Graph *G = asGraph(H);
@@ -1449,18 +1518,27 @@ CUresult changeDependencies(CUgraph H, const CUgraphNode *From, const CUgraphNod
     GraphNode *A = asNode(From[I]), *B = asNode(To[I]);
     if (!A || !B || A->Owner != G || B->Owner != G || A == B)
       return CUDA_ERROR_INVALID_VALUE;
-    if (Data && !defaultEdges(&Data[I], 1))
-      return CUDA_ERROR_NOT_SUPPORTED;
+    const CUgraphEdgeData E = Data ? Data[I] : CUgraphEdgeData{};
+    if (!validEdge(*A, B->Type, E))
+      return CUDA_ERROR_INVALID_VALUE;
     auto It = std::find(B->Deps.begin(), B->Deps.end(), A);
     if (Add == (It != B->Deps.end()))
       return CUDA_ERROR_INVALID_VALUE; // already there, or not there
+    if (!Add) {
+      CUgraphEdgeData Had = edgeData(*B, A);
+      if (std::memcmp(&Had, &E, sizeof(E)))
+        return CUDA_ERROR_INVALID_VALUE;
+    }
   }
   for (size_t I = 0; I < N; ++I) {
     GraphNode *A = asNode(From[I]), *B = asNode(To[I]);
-    if (Add)
+    if (Add) {
       B->Deps.push_back(A);
-    else
+      setEdgeData(*B, A, Data ? Data[I] : CUgraphEdgeData{});
+    } else {
       B->Deps.erase(std::find(B->Deps.begin(), B->Deps.end(), A));
+      B->EdgeData.erase(A);
+    }
   }
   return CUDA_SUCCESS;
 }
@@ -1555,8 +1633,10 @@ CUresult cuGraphDestroyNode(CUgraphNode hNode) {
   if (!N)
     return CUDA_ERROR_INVALID_VALUE;
   Graph &G = *N->Owner;
-  for (auto &M : G.Nodes)
+  for (auto &M : G.Nodes) {
     M->Deps.erase(std::remove(M->Deps.begin(), M->Deps.end(), N), M->Deps.end());
+    M->EdgeData.erase(N);
+  }
   G.Nodes.erase(std::find_if(G.Nodes.begin(), G.Nodes.end(),
                              [&](const std::unique_ptr<GraphNode> &M) { return M.get() == N; }));
   return CUDA_SUCCESS;
@@ -1656,7 +1736,7 @@ GraphNode *execNode(GraphExec *E, CUgraphNode H) {
 }
 
 // Whether From can update To (cuGraphExecUpdate): the same nodes, in the same order, of the same
-// types, with the same edges; memory nodes cannot change.
+// types, with the same edges and edge data; memory nodes cannot change.
 CUgraphExecUpdateResult updatable(const Graph &To, const Graph &From, const GraphNode *&ErrNode) {
   if (To.Nodes.size() != From.Nodes.size())
     return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
@@ -1670,11 +1750,17 @@ CUgraphExecUpdateResult updatable(const Graph &To, const Graph &From, const Grap
     ErrNode = &B;
     if (A.Type != B.Type)
       return CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
-    std::vector<size_t> DA, DB;
+    std::vector<std::pair<size_t, uint64_t>> DA, DB; // upstream node, edge data
+    auto Data = [](const GraphNode &To, const GraphNode *From) {
+      CUgraphEdgeData E = edgeData(To, From);
+      uint64_t Bits;
+      std::memcpy(&Bits, &E, sizeof(Bits));
+      return Bits;
+    };
     for (const GraphNode *D : A.Deps)
-      DA.push_back(IndexTo.at(D));
+      DA.emplace_back(IndexTo.at(D), Data(A, D));
     for (const GraphNode *D : B.Deps)
-      DB.push_back(IndexFrom.at(D));
+      DB.emplace_back(IndexFrom.at(D), Data(B, D));
     std::sort(DA.begin(), DA.end());
     std::sort(DB.begin(), DB.end());
     if (DA != DB)

@@ -534,7 +534,7 @@ CUresult checkConfiguration(Kernel *K, Context *C, const LaunchDims &D) {
 
 CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
                 unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra,
-                bool Cooperative = false) {
+                bool Cooperative = false, bool Programmatic = false) {
   Kernel *K = asKernel(F);
   if (!K)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -558,8 +558,11 @@ CUresult launch(CUfunction F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX
     N->Dims = D;
     N->Args = std::move(Args);
     N->pointAtArgs();
+    N->Programmatic = Programmatic;
     return capture(S, std::move(N));
   }
+  // Programmatic stream serialization lets the kernel start before the one before it has
+  // finished; running after it, as here, is a schedule that allows.
   return runKernel(K, D, S, Args);
 }
 
@@ -1142,12 +1145,16 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction F, void **Params
   REPTX_TRACE(cuLaunchKernelEx, Cfg, F, Params, Extra);
   if (!Cfg || (Cfg->numAttrs && !Cfg->attrs))
     return CUDA_ERROR_INVALID_VALUE;
-  bool Cooperative = false;
-  for (unsigned I = 0; I < Cfg->numAttrs; ++I)
+  bool Cooperative = false, Programmatic = false;
+  for (unsigned I = 0; I < Cfg->numAttrs; ++I) {
     if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
       Cooperative = Cfg->attrs[I].value.cooperative != 0;
+    if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      Programmatic = Cfg->attrs[I].value.programmaticStreamSerializationAllowed != 0;
+  }
   return launch(F, Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ, Cfg->blockDimX, Cfg->blockDimY,
-                Cfg->blockDimZ, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra, Cooperative);
+                Cfg->blockDimZ, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra, Cooperative,
+                Programmatic);
 }
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **Params,
                                void **Extra) {

@@ -49,7 +49,14 @@ struct GraphNode {
   Graph *Owner = nullptr;
   CUgraphNodeType Type = CU_GRAPH_NODE_TYPE_EMPTY;
   std::vector<GraphNode *> Deps; // incoming edges, in the order they were added
-  Context *Ctx = nullptr;        // where kernels, copies and fills run
+  // The incoming edges that are not full dependencies (edge data other than all zero:
+  // programmatic dependent launch between kernel nodes), by their upstream node. The node still
+  // runs after all of Deps have finished, a schedule such edges allow.
+  std::map<const GraphNode *, CUgraphEdgeData> EdgeData;
+  // A captured launch with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: its edges from
+  // kernel nodes become programmatic ones (capture()).
+  bool Programmatic = false;
+  Context *Ctx = nullptr; // where kernels, copies and fills run
 
   // CU_GRAPH_NODE_TYPE_KERNEL: the launch, its arguments in the PTX .param layout (copied when
   // the node was made) and, for cuGraphKernelNodeGetParams, a pointer to each argument.
@@ -111,7 +118,7 @@ struct Capture {
 };
 
 /// The capture the stream takes part in, or null: an operation on it records a node instead of
-/// running. The legacy and per-thread default streams never capture.
+/// running. The legacy default stream never captures.
 Capture *captureOf(CUstream S);
 
 /// Records a node made by a stream operation on a capturing stream: it depends on the stream's

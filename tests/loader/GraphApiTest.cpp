@@ -1,15 +1,16 @@
 // The structure side of CUDA graphs through the driver API (CUDA Driver API, "Graph Management"):
 // the list queries' convention, edges added and removed, destroyed nodes, cycles refused at
-// instantiation, clones, memset/memcpy nodes, the DOT dump, conditional nodes driven by kernels
-// and memory nodes made node by node, on the emulator. Expected values
-// are the documented semantics of each entry point; tests/loader/programs/graphs.cu covers
-// capture and launches through cudart.
+// instantiation, clones, memset/memcpy nodes, the DOT dump, conditional nodes driven by kernels,
+// memory nodes made node by node, kernel node attributes and programmatic edges, on the emulator.
+// Expected values are the documented semantics of each entry point; tests/loader/programs/graphs.cu
+// covers capture and launches through cudart.
 #include "CudaApi.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -488,6 +489,142 @@ TEST_F(GraphApi, KernelNodeAttributesAreKeptCopiedAndLaunched) {
   ASSERT_EQ(cuMemcpyDtoH_v2(&Count, Counter, 4), CUDA_SUCCESS);
   EXPECT_EQ(Count, 2u);
   EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(Counter), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+}
+
+// Programmatic dependent launch between kernel nodes (cuda.h, CUgraphEdgeData and
+// CUgraphDependencyType): edges with data made, refused where cuda.h rules them out, read back,
+// removed only with their data, cloned, compared by cuGraphExecUpdate; a captured launch with
+// programmatic stream serialization gets programmatic edges from the kernels before it (the CUDA
+// Programming Guide, "Programmatic Dependent Launch", use in graphs). Every node runs after all
+// the nodes before it, a schedule such edges allow: the counter sees each kernel once.
+TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, ConditionPtx), CUDA_SUCCESS);
+  CUfunction Step;
+  ASSERT_EQ(cuModuleGetFunction(&Step, M, "step"), CUDA_SUCCESS);
+  CUdeviceptr Counter;
+  ASSERT_EQ(cuMemAlloc_v2(&Counter, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Counter, 0, 1), CUDA_SUCCESS);
+  CUgraphConditionalHandle Unused;
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&Unused, G, Ctx, 0, 0), CUDA_SUCCESS);
+  uint32_t Limit = 100;
+  void *Params[] = {&Unused, &Counter, &Limit};
+  const CUgraphEdgeData Programmatic = {
+      CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, 0, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC, {}};
+  const CUgraphEdgeData LaunchOrder = {
+      CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER, 0, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC, {}};
+  auto Kernel = [&](std::vector<CUgraphNode> Deps, const CUgraphEdgeData *Edges, CUresult Want) {
+    CUgraphNodeParams P = {};
+    P.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    P.kernel.func = Step;
+    P.kernel.gridDimX = P.kernel.gridDimY = P.kernel.gridDimZ = 1;
+    P.kernel.blockDimX = P.kernel.blockDimY = P.kernel.blockDimZ = 1;
+    P.kernel.kernelParams = Params;
+    CUgraphNode N = nullptr;
+    EXPECT_EQ(cuGraphAddNode_v2(&N, G, Deps.data(), Edges, Deps.size(), &P), Want);
+    return N;
+  };
+  CUgraphNode A = Kernel({}, nullptr, CUDA_SUCCESS);
+  CUgraphNode B = Kernel({A}, &Programmatic, CUDA_SUCCESS);
+  // Refused: a programmatic edge into a memset node, a port of a node that is not a kernel, a
+  // downstream port, the PROGRAMMATIC port on an ordinary edge, the DEFAULT port on a
+  // programmatic one, reserved bytes.
+  CUgraphNodeParams FillParams = {};
+  FillParams.type = CU_GRAPH_NODE_TYPE_MEMSET;
+  FillParams.memset = {Counter, 4, 0, 4, 1, 1, Ctx};
+  CUgraphNode Refused = nullptr;
+  EXPECT_EQ(cuGraphAddNode_v2(&Refused, G, &A, &Programmatic, 1, &FillParams),
+            CUDA_ERROR_INVALID_VALUE);
+  CUgraphNode Empty = empty();
+  CUgraphEdgeData Bad = LaunchOrder;
+  Bad.type = CU_GRAPH_DEPENDENCY_TYPE_DEFAULT;
+  Kernel({Empty}, &Bad, CUDA_ERROR_INVALID_VALUE);
+  Bad = Programmatic;
+  Bad.to_port = 1;
+  Kernel({A}, &Bad, CUDA_ERROR_INVALID_VALUE);
+  Bad = Programmatic;
+  Bad.type = CU_GRAPH_DEPENDENCY_TYPE_DEFAULT;
+  Kernel({A}, &Bad, CUDA_ERROR_INVALID_VALUE);
+  Bad = Programmatic;
+  Bad.from_port = CU_GRAPH_KERNEL_NODE_PORT_DEFAULT;
+  Kernel({A}, &Bad, CUDA_ERROR_INVALID_VALUE);
+  Bad = Programmatic;
+  Bad.reserved[4] = 1;
+  Kernel({A}, &Bad, CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGraphDestroyNode(Empty), CUDA_SUCCESS);
+  // An edge with data added afterwards, from the launch-order port.
+  CUgraphNode C = Kernel({}, nullptr, CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphAddDependencies_v2(G, &B, &C, &LaunchOrder, 1), CUDA_SUCCESS);
+
+  auto Same = [](const CUgraphEdgeData &X, const CUgraphEdgeData &Y) {
+    return std::memcmp(&X, &Y, sizeof(X)) == 0;
+  };
+  CUgraphNode From[2], To[2];
+  CUgraphEdgeData Data[2];
+  size_t N = 2;
+  ASSERT_EQ(cuGraphGetEdges_v2(G, From, To, Data, &N), CUDA_SUCCESS);
+  ASSERT_EQ(N, 2u);
+  EXPECT_TRUE(From[0] == A && To[0] == B && Same(Data[0], Programmatic));
+  EXPECT_TRUE(From[1] == B && To[1] == C && Same(Data[1], LaunchOrder));
+  N = 1;
+  ASSERT_EQ(cuGraphNodeGetDependentNodes_v2(B, To, Data, &N), CUDA_SUCCESS);
+  EXPECT_TRUE(N == 1 && To[0] == C && Same(Data[0], LaunchOrder));
+  // Removing with other data (none is a full dependency's) is refused; with its data it goes.
+  const CUgraphEdgeData Default = {};
+  EXPECT_EQ(cuGraphRemoveDependencies_v2(G, &A, &B, &Default, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuGraphRemoveDependencies(G, &A, &B, 1), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGraphRemoveDependencies_v2(G, &A, &B, &Programmatic, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphAddDependencies_v2(G, &A, &B, &Programmatic, 1), CUDA_SUCCESS);
+
+  // A clone keeps the data; an executable is not updated from a graph whose edge differs.
+  CUgraph Copy;
+  ASSERT_EQ(cuGraphClone(&Copy, G), CUDA_SUCCESS);
+  N = 2;
+  ASSERT_EQ(cuGraphGetEdges_v2(Copy, From, To, Data, &N), CUDA_SUCCESS);
+  EXPECT_TRUE(N == 2 && Same(Data[0], Programmatic) && Same(Data[1], LaunchOrder));
+  CUgraphExec E;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
+  CUgraphNode CopyC = nullptr;
+  ASSERT_EQ(cuGraphNodeFindInClone(&CopyC, C, Copy), CUDA_SUCCESS);
+  CUgraphNode CopyB = nullptr;
+  ASSERT_EQ(cuGraphNodeFindInClone(&CopyB, B, Copy), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphRemoveDependencies_v2(Copy, &CopyB, &CopyC, &LaunchOrder, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphAddDependencies_v2(Copy, &CopyB, &CopyC, nullptr, 1), CUDA_SUCCESS);
+  CUgraphExecUpdateResultInfo Info = {};
+  EXPECT_EQ(cuGraphExecUpdate_v2(E, Copy, &Info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+  EXPECT_EQ(Info.result, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+  ASSERT_EQ(cuGraphDestroy(Copy), CUDA_SUCCESS);
+
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  uint32_t Count = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&Count, Counter, 4), CUDA_SUCCESS);
+  EXPECT_EQ(Count, 3u);
+  EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+
+  // Capture: a launch with programmatic stream serialization after a kernel; its edge from the
+  // kernel is programmatic, that of an ordinary launch after it is not.
+  CUstream S;
+  ASSERT_EQ(cuStreamCreate(&S, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamBeginCapture_v2(S, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernel(Step, 1, 1, 1, 1, 1, 1, 0, S, Params, nullptr), CUDA_SUCCESS);
+  CUlaunchAttribute Attr = {};
+  Attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  Attr.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig Config = {1, 1, 1, 1, 1, 1, 0, S, &Attr, 1};
+  ASSERT_EQ(cuLaunchKernelEx(&Config, Step, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernel(Step, 1, 1, 1, 1, 1, 1, 0, S, Params, nullptr), CUDA_SUCCESS);
+  CUgraph Captured;
+  ASSERT_EQ(cuStreamEndCapture(S, &Captured), CUDA_SUCCESS);
+  N = 2;
+  ASSERT_EQ(cuGraphGetEdges_v2(Captured, From, To, Data, &N), CUDA_SUCCESS);
+  ASSERT_EQ(N, 2u);
+  EXPECT_TRUE(Same(Data[0], Programmatic));
+  EXPECT_TRUE(Same(Data[1], Default));
+  ASSERT_EQ(cuGraphDestroy(Captured), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree_v2(Counter), CUDA_SUCCESS);
   EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
 }

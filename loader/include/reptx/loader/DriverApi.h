@@ -672,6 +672,16 @@ typedef struct CUhostNodeParams {
   void *userData;
 } CUDA_HOST_NODE_PARAMS;
 
+/// An edge's type and its upstream kernel node's port (programmatic dependent launch): a
+/// programmatic edge joins two kernel nodes from the PROGRAMMATIC or LAUNCH_ORDER port.
+typedef enum CUgraphDependencyType_enum {
+  CU_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
+  CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1,
+} CUgraphDependencyType;
+#define CU_GRAPH_KERNEL_NODE_PORT_DEFAULT 0
+#define CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC 1
+#define CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER 2
+
 /// An edge's ports and type (the _v2 dependency functions); all zero is a full dependency.
 typedef struct CUgraphEdgeDataValue {
   unsigned char from_port;
@@ -810,8 +820,9 @@ typedef union CUlaunchAttributeData {
   int cooperative; // CU_LAUNCH_ATTRIBUTE_COOPERATIVE: nonzero for a cooperative launch
   struct {
     unsigned int x, y, z;
-  } clusterDim; // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-  int priority; // CU_LAUNCH_ATTRIBUTE_PRIORITY
+  } clusterDim;                               // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+  int priority;                               // CU_LAUNCH_ATTRIBUTE_PRIORITY
+  int programmaticStreamSerializationAllowed; // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_...
 } CUlaunchAttributeValue;
 
 /// cuFuncIsLoaded: whether a function's module has been loaded (compiled, for reptx) yet.
