@@ -442,21 +442,40 @@ TEST_F(GraphApi, MemoryAllocAndFreeNodesMadeNodeByNode) {
   EXPECT_EQ(cuGraphAddMemAllocNode(&Refused, G, nullptr, 0, &A), CUDA_ERROR_INVALID_VALUE);
 }
 
+// ConditionPtx's `step` counting its runs in a device word (its condition handle, made for the
+// graph, unused: the limit is never reached).
+struct StepCounter {
+  CUmodule M = nullptr;
+  CUfunction Step = nullptr;
+  CUdeviceptr Counter = 0;
+  CUgraphConditionalHandle Unused = 0;
+  uint32_t Limit = 100;
+  void *Params[3] = {&Unused, &Counter, &Limit};
+  StepCounter(CUgraph G, CUcontext Ctx) {
+    EXPECT_EQ(cuModuleLoadData(&M, ConditionPtx), CUDA_SUCCESS);
+    EXPECT_EQ(cuModuleGetFunction(&Step, M, "step"), CUDA_SUCCESS);
+    EXPECT_EQ(cuMemAlloc_v2(&Counter, 4), CUDA_SUCCESS);
+    EXPECT_EQ(cuMemsetD32_v2(Counter, 0, 1), CUDA_SUCCESS);
+    EXPECT_EQ(cuGraphConditionalHandleCreate(&Unused, G, Ctx, 0, 0), CUDA_SUCCESS);
+  }
+  ~StepCounter() {
+    EXPECT_EQ(cuMemFree_v2(Counter), CUDA_SUCCESS);
+    EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  }
+  uint32_t count() const {
+    uint32_t N = 0;
+    EXPECT_EQ(cuMemcpyDtoH_v2(&N, Counter, 4), CUDA_SUCCESS);
+    return N;
+  }
+};
+
 // A kernel node's attributes: cooperative (kept across new parameters, and launched so), a
 // priority kept and copied to another node; attributes a kernel node does not have, and nodes
 // that are not kernels, are refused.
 TEST_F(GraphApi, KernelNodeAttributesAreKeptCopiedAndLaunched) {
-  CUmodule M;
-  ASSERT_EQ(cuModuleLoadData(&M, ConditionPtx), CUDA_SUCCESS);
-  CUfunction Step;
-  ASSERT_EQ(cuModuleGetFunction(&Step, M, "step"), CUDA_SUCCESS);
-  CUdeviceptr Counter;
-  ASSERT_EQ(cuMemAlloc_v2(&Counter, 4), CUDA_SUCCESS);
-  ASSERT_EQ(cuMemsetD32_v2(Counter, 0, 1), CUDA_SUCCESS);
-  CUgraphConditionalHandle Unused;
-  ASSERT_EQ(cuGraphConditionalHandleCreate(&Unused, G, Ctx, 0, 0), CUDA_SUCCESS);
-  uint32_t Limit = 100;
-  void *Params[] = {&Unused, &Counter, &Limit};
+  StepCounter K(G, Ctx);
+  CUfunction Step = K.Step;
+  void **Params = K.Params;
   CUgraphNode A = kernelNode(G, Step, Params), B = kernelNode(G, Step, Params, {A});
   CUkernelNodeAttrValue V = {};
   ASSERT_EQ(cuGraphKernelNodeGetAttribute(A, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &V), CUDA_SUCCESS);
@@ -485,12 +504,8 @@ TEST_F(GraphApi, KernelNodeAttributesAreKeptCopiedAndLaunched) {
   ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
-  uint32_t Count = 0;
-  ASSERT_EQ(cuMemcpyDtoH_v2(&Count, Counter, 4), CUDA_SUCCESS);
-  EXPECT_EQ(Count, 2u);
+  EXPECT_EQ(K.count(), 2u);
   EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
-  EXPECT_EQ(cuMemFree_v2(Counter), CUDA_SUCCESS);
-  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
 }
 
 // Programmatic dependent launch between kernel nodes (cuda.h, CUgraphEdgeData and
@@ -500,17 +515,9 @@ TEST_F(GraphApi, KernelNodeAttributesAreKeptCopiedAndLaunched) {
 // Programming Guide, "Programmatic Dependent Launch", use in graphs). Every node runs after all
 // the nodes before it, a schedule such edges allow: the counter sees each kernel once.
 TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
-  CUmodule M;
-  ASSERT_EQ(cuModuleLoadData(&M, ConditionPtx), CUDA_SUCCESS);
-  CUfunction Step;
-  ASSERT_EQ(cuModuleGetFunction(&Step, M, "step"), CUDA_SUCCESS);
-  CUdeviceptr Counter;
-  ASSERT_EQ(cuMemAlloc_v2(&Counter, 4), CUDA_SUCCESS);
-  ASSERT_EQ(cuMemsetD32_v2(Counter, 0, 1), CUDA_SUCCESS);
-  CUgraphConditionalHandle Unused;
-  ASSERT_EQ(cuGraphConditionalHandleCreate(&Unused, G, Ctx, 0, 0), CUDA_SUCCESS);
-  uint32_t Limit = 100;
-  void *Params[] = {&Unused, &Counter, &Limit};
+  StepCounter K(G, Ctx);
+  CUfunction Step = K.Step;
+  void **Params = K.Params;
   const CUgraphEdgeData Programmatic = {
       CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, 0, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC, {}};
   const CUgraphEdgeData LaunchOrder = {
@@ -533,7 +540,7 @@ TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   // programmatic one, reserved bytes.
   CUgraphNodeParams FillParams = {};
   FillParams.type = CU_GRAPH_NODE_TYPE_MEMSET;
-  FillParams.memset = {Counter, 4, 0, 4, 1, 1, Ctx};
+  FillParams.memset = {K.Counter, 4, 0, 4, 1, 1, Ctx};
   CUgraphNode Refused = nullptr;
   EXPECT_EQ(cuGraphAddNode_v2(&Refused, G, &A, &Programmatic, 1, &FillParams),
             CUDA_ERROR_INVALID_VALUE);
@@ -599,9 +606,7 @@ TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
 
   ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
-  uint32_t Count = 0;
-  ASSERT_EQ(cuMemcpyDtoH_v2(&Count, Counter, 4), CUDA_SUCCESS);
-  EXPECT_EQ(Count, 3u);
+  EXPECT_EQ(K.count(), 3u);
   EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
 
   // Capture: a launch with programmatic stream serialization after a kernel; its edge from the
@@ -625,8 +630,6 @@ TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   EXPECT_TRUE(Same(Data[1], Default));
   ASSERT_EQ(cuGraphDestroy(Captured), CUDA_SUCCESS);
   ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
-  EXPECT_EQ(cuMemFree_v2(Counter), CUDA_SUCCESS);
-  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
 }
 
 } // namespace
