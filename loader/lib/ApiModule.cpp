@@ -1146,15 +1146,41 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction F, void **Params
   if (!Cfg || (Cfg->numAttrs && !Cfg->attrs))
     return CUDA_ERROR_INVALID_VALUE;
   bool Cooperative = false, Programmatic = false;
+  // Events the launch records: when its blocks have triggered or begun (programmatic dependent
+  // launch), when its last block has begun (launch completion); recorded once the kernel has
+  // run, as every launch here completes before the next operation, which those moments allow.
+  std::vector<CUevent> Records;
   for (unsigned I = 0; I < Cfg->numAttrs; ++I) {
-    if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
-      Cooperative = Cfg->attrs[I].value.cooperative != 0;
-    if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
-      Programmatic = Cfg->attrs[I].value.programmaticStreamSerializationAllowed != 0;
+    const CUlaunchAttributeValue &V = Cfg->attrs[I].value;
+    switch (Cfg->attrs[I].id) {
+    case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+      Cooperative = V.cooperative != 0;
+      break;
+    case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+      Programmatic = V.programmaticStreamSerializationAllowed != 0;
+      break;
+    case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+    case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: {
+      bool Completion = Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;
+      CUevent E = Completion ? V.launchCompletionEvent.event : V.programmaticEvent.event;
+      int Flags = Completion ? V.launchCompletionEvent.flags : V.programmaticEvent.flags;
+      if (!E || Flags) // CU_EVENT_RECORD_EXTERNAL is not accepted
+        return CUDA_ERROR_INVALID_VALUE;
+      Records.push_back(E);
+      break;
+    }
+    default:
+      break;
+    }
   }
-  return launch(F, Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ, Cfg->blockDimX, Cfg->blockDimY,
-                Cfg->blockDimZ, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra, Cooperative,
-                Programmatic);
+  if (CUresult R = launch(F, Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ, Cfg->blockDimX,
+                          Cfg->blockDimY, Cfg->blockDimZ, Cfg->sharedMemBytes, Cfg->hStream, Params,
+                          Extra, Cooperative, Programmatic))
+    return R;
+  for (CUevent E : Records)
+    if (CUresult R = cuEventRecord(E, Cfg->hStream))
+      return R;
+  return CUDA_SUCCESS;
 }
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **Params,
                                void **Extra) {

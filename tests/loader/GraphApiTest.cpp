@@ -512,8 +512,9 @@ TEST_F(GraphApi, KernelNodeAttributesAreKeptCopiedAndLaunched) {
 // CUgraphDependencyType): edges with data made, refused where cuda.h rules them out, read back,
 // removed only with their data, cloned, compared by cuGraphExecUpdate; a captured launch with
 // programmatic stream serialization gets programmatic edges from the kernels before it (the CUDA
-// Programming Guide, "Programmatic Dependent Launch", use in graphs). Every node runs after all
-// the nodes before it, a schedule such edges allow: the counter sees each kernel once.
+// Programming Guide, "Programmatic Dependent Launch", use in graphs), and a launch's programmatic
+// event forks a capture. Every node runs after all the nodes before it, a schedule such edges
+// allow: the counter sees each kernel once.
 TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   StepCounter K(G, Ctx);
   CUfunction Step = K.Step;
@@ -629,6 +630,37 @@ TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   EXPECT_TRUE(Same(Data[0], Programmatic));
   EXPECT_TRUE(Same(Data[1], Default));
   ASSERT_EQ(cuGraphDestroy(Captured), CUDA_SUCCESS);
+
+  // A launch's programmatic event, recorded in a capture, forks another stream into it (which a
+  // launch that left it unrecorded would not: the second kernel would run at once).
+  CUstream S2;
+  ASSERT_EQ(cuStreamCreate(&S2, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  CUevent Fork, Join;
+  ASSERT_EQ(cuEventCreate(&Fork, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&Join, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  Attr = {};
+  Attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT;
+  Attr.value.programmaticEvent.event = Fork;
+  Attr.value.programmaticEvent.flags = 1; // CU_EVENT_RECORD_EXTERNAL: refused
+  EXPECT_EQ(cuLaunchKernelEx(&Config, Step, Params, nullptr), CUDA_ERROR_INVALID_VALUE);
+  Attr.value.programmaticEvent.flags = 0;
+  const uint32_t Before = K.count();
+  ASSERT_EQ(cuStreamBeginCapture_v2(S, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernelEx(&Config, Step, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamWaitEvent(S2, Fork, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernel(Step, 1, 1, 1, 1, 1, 1, 0, S2, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(Join, S2), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamWaitEvent(S, Join, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamEndCapture(S, &Captured), CUDA_SUCCESS);
+  EXPECT_EQ(K.count(), Before); // nothing ran
+  ASSERT_EQ(cuGraphGetNodes(Captured, nullptr, &N), CUDA_SUCCESS);
+  EXPECT_EQ(N, 2u);
+  ASSERT_EQ(cuGraphGetEdges_v2(Captured, nullptr, nullptr, nullptr, &N), CUDA_SUCCESS);
+  EXPECT_EQ(N, 1u);
+  ASSERT_EQ(cuGraphDestroy(Captured), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventDestroy_v2(Fork), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventDestroy_v2(Join), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy_v2(S2), CUDA_SUCCESS);
   ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
 }
 

@@ -813,6 +813,7 @@ typedef enum CUlaunchAttributeIdCode : int {
   CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
   CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
   CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+  CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
 } CUlaunchAttributeID;
 
 typedef union CUlaunchAttributeData {
@@ -823,6 +824,15 @@ typedef union CUlaunchAttributeData {
   } clusterDim;                               // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
   int priority;                               // CU_LAUNCH_ATTRIBUTE_PRIORITY
   int programmaticStreamSerializationAllowed; // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_...
+  struct {
+    CUevent event;
+    int flags;
+    int triggerAtBlockStart;
+  } programmaticEvent; // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT
+  struct {
+    CUevent event;
+    int flags;
+  } launchCompletionEvent; // CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT
 } CUlaunchAttributeValue;
 
 /// cuFuncIsLoaded: whether a function's module has been loaded (compiled, for reptx) yet.
