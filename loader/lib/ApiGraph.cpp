@@ -651,6 +651,7 @@ CUresult cuStreamBeginCapture(CUstream hStream) {
 }
 CUresult cuStreamBeginCapture_ptsz(CUstream hStream) {
   REPTX_TRACE(cuStreamBeginCapture_ptsz, hStream);
+  hStream = perThreadDefault(hStream);
   return beginCapture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
@@ -659,6 +660,7 @@ CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
 }
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
   REPTX_TRACE(cuStreamBeginCapture_v2_ptsz, hStream, mode);
+  hStream = perThreadDefault(hStream);
   return beginCapture(hStream, mode);
 }
 
@@ -676,6 +678,7 @@ CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph,
                                           size_t numDependencies, CUstreamCaptureMode mode) {
   REPTX_TRACE(cuStreamBeginCaptureToGraph_ptsz, hStream, hGraph, dependencies, dependencyData,
               numDependencies, mode);
+  hStream = perThreadDefault(hStream);
   return beginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
 
@@ -716,6 +719,7 @@ CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
 }
 CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph) {
   REPTX_TRACE(cuStreamEndCapture_ptsz, hStream, phGraph);
+  hStream = perThreadDefault(hStream);
   return endCaptureCall(hStream, phGraph);
 }
 
@@ -765,6 +769,7 @@ CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *capture
 CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
                                      cuuint64_t *id_out) {
   REPTX_TRACE(cuStreamGetCaptureInfo_ptsz, hStream, captureStatus_out, id_out);
+  hStream = perThreadDefault(hStream);
   return captureInfo(hStream, captureStatus_out, id_out, nullptr, nullptr, nullptr, nullptr);
 }
 CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
@@ -782,6 +787,7 @@ CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus 
                                         size_t *numDependencies_out) {
   REPTX_TRACE(cuStreamGetCaptureInfo_v2_ptsz, hStream, captureStatus_out, id_out, graph_out,
               dependencies_out, numDependencies_out);
+  hStream = perThreadDefault(hStream);
   return captureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, nullptr,
                      numDependencies_out);
 }
@@ -802,6 +808,7 @@ CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus 
                                         size_t *numDependencies_out) {
   REPTX_TRACE(cuStreamGetCaptureInfo_v3_ptsz, hStream, captureStatus_out, id_out, graph_out,
               dependencies_out, edgeData_out, numDependencies_out);
+  hStream = perThreadDefault(hStream);
   return captureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
                      numDependencies_out);
 }
@@ -840,6 +847,7 @@ CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *d
                                                 size_t numDependencies, unsigned int flags) {
   REPTX_TRACE(cuStreamUpdateCaptureDependencies_ptsz, hStream, dependencies, numDependencies,
               flags);
+  hStream = perThreadDefault(hStream);
   return updateCaptureDeps(hStream, dependencies, numDependencies, flags);
 }
 CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
@@ -854,6 +862,7 @@ CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode
                                                    size_t numDependencies, unsigned int flags) {
   REPTX_TRACE(cuStreamUpdateCaptureDependencies_v2_ptsz, hStream, dependencies, dependencyData,
               numDependencies, flags);
+  hStream = perThreadDefault(hStream);
   return updateCaptureDeps(hStream, dependencies, numDependencies, flags);
 }
 
@@ -1894,6 +1903,7 @@ CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) {
 }
 CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
   REPTX_TRACE(cuGraphUpload_ptsz, hGraphExec, hStream);
+  hStream = perThreadDefault(hStream);
   return uploadGraph(hGraphExec, hStream);
 }
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
@@ -1902,6 +1912,7 @@ CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
 }
 CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
   REPTX_TRACE(cuGraphLaunch_ptsz, hGraphExec, hStream);
+  hStream = perThreadDefault(hStream);
   return launchGraph(hGraphExec, hStream);
 }
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {

@@ -468,6 +468,7 @@ CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream Stream) {
 }
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Ptr, size_t Bytes, CUstream S) {
   REPTX_TRACE(cuMemAllocAsync_ptsz, Ptr, Bytes, S);
+  S = perThreadDefault(S);
   return cuMemAllocAsync(Ptr, Bytes, S);
 }
 CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream Stream) {
@@ -481,6 +482,7 @@ CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream Stream) {
 }
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr Ptr, CUstream S) {
   REPTX_TRACE(cuMemFreeAsync_ptsz, Ptr, S);
+  S = perThreadDefault(S);
   return cuMemFreeAsync(Ptr, S);
 }
 
@@ -524,6 +526,7 @@ CUresult cuMemPrefetchAsync(CUdeviceptr Ptr, size_t Count, CUdevice DstDevice, C
 }
 CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr Ptr, size_t Count, CUdevice D, CUstream S) {
   REPTX_TRACE(cuMemPrefetchAsync_ptsz, Ptr, Count, D, S);
+  S = perThreadDefault(S);
   return cuMemPrefetchAsync(Ptr, Count, D, S);
 }
 CUresult cuMemPrefetchAsync_v2(CUdeviceptr Ptr, size_t Count, CUmemLocation Location,
@@ -534,6 +537,7 @@ CUresult cuMemPrefetchAsync_v2(CUdeviceptr Ptr, size_t Count, CUmemLocation Loca
 CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr Ptr, size_t Count, CUmemLocation L,
                                     unsigned int Flags, CUstream S) {
   REPTX_TRACE(cuMemPrefetchAsync_v2_ptsz, Ptr, Count, L, Flags, S);
+  S = perThreadDefault(S);
   return cuMemPrefetchAsync_v2(Ptr, Count, L, Flags, S);
 }
 CUresult cuMemAdvise(CUdeviceptr Ptr, size_t Count, CUmem_advise Advice, CUdevice Dev) {
@@ -553,6 +557,7 @@ CUresult cuStreamAttachMemAsync(CUstream Stream, CUdeviceptr Ptr, size_t Length,
 CUresult cuStreamAttachMemAsync_ptsz(CUstream S, CUdeviceptr Ptr, size_t Length,
                                      unsigned int Flags) {
   REPTX_TRACE(cuStreamAttachMemAsync_ptsz, S, Ptr, Length, Flags);
+  S = perThreadDefault(S);
   return cuStreamAttachMemAsync(S, Ptr, Length, Flags);
 }
 
@@ -840,6 +845,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr D, const void *S, size_t N, CUstream S
 }
 CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr D, const void *S, size_t N, CUstream St) {
   REPTX_TRACE(cuMemcpyHtoDAsync_v2_ptsz, D, S, N, St);
+  St = perThreadDefault(St);
   return copyIn(D, S, N, St);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *D, CUdeviceptr S, size_t N, CUstream St) {
@@ -848,6 +854,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *D, CUdeviceptr S, size_t N, CUstream St) {
 }
 CUresult cuMemcpyDtoHAsync_v2_ptsz(void *D, CUdeviceptr S, size_t N, CUstream St) {
   REPTX_TRACE(cuMemcpyDtoHAsync_v2_ptsz, D, S, N, St);
+  St = perThreadDefault(St);
   return copyOut(D, S, N, St);
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
@@ -856,6 +863,7 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream S
 }
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
   REPTX_TRACE(cuMemcpyDtoDAsync_v2_ptsz, D, S, N, St);
+  St = perThreadDefault(St);
   return copyDD(D, S, N, St);
 }
 CUresult cuMemcpy(CUdeviceptr D, CUdeviceptr S, size_t N) {
@@ -872,6 +880,7 @@ CUresult cuMemcpyAsync(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
 }
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
   REPTX_TRACE(cuMemcpyAsync_ptsz, D, S, N, St);
+  St = perThreadDefault(St);
   return copyAny(D, S, N, St);
 }
 namespace {
@@ -915,6 +924,7 @@ CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t
                                     size_t Count, CUmemcpyAttributes *Attrs, size_t *AttrsIdxs,
                                     size_t NumAttrs, CUstream S) {
   REPTX_TRACE(cuMemcpyBatchAsync_v2_ptsz, Dsts, Srcs, Sizes, Count, Attrs, AttrsIdxs, NumAttrs, S);
+  S = perThreadDefault(S);
   return copyBatch(Dsts, Srcs, Sizes, Count, Attrs, AttrsIdxs, NumAttrs, S, true);
 }
 
@@ -940,6 +950,7 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *P, CUstream S) {
 }
 CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *P, CUstream S) {
   REPTX_TRACE(cuMemcpy2DAsync_v2_ptsz, P, S);
+  S = perThreadDefault(S);
   return copy2D(P, S);
 }
 
@@ -973,6 +984,7 @@ CUresult cuMemsetD8Async(CUdeviceptr D, unsigned char V, size_t N, CUstream S) {
 }
 CUresult cuMemsetD8Async_ptsz(CUdeviceptr D, unsigned char V, size_t N, CUstream S) {
   REPTX_TRACE(cuMemsetD8Async_ptsz, D, V, N, S);
+  S = perThreadDefault(S);
   return fill(D, V, 1, N, S);
 }
 CUresult cuMemsetD16Async(CUdeviceptr D, unsigned short V, size_t N, CUstream S) {
@@ -981,6 +993,7 @@ CUresult cuMemsetD16Async(CUdeviceptr D, unsigned short V, size_t N, CUstream S)
 }
 CUresult cuMemsetD16Async_ptsz(CUdeviceptr D, unsigned short V, size_t N, CUstream S) {
   REPTX_TRACE(cuMemsetD16Async_ptsz, D, V, N, S);
+  S = perThreadDefault(S);
   return fill(D, V, 2, N, S);
 }
 CUresult cuMemsetD32Async(CUdeviceptr D, unsigned int V, size_t N, CUstream S) {
@@ -989,6 +1002,7 @@ CUresult cuMemsetD32Async(CUdeviceptr D, unsigned int V, size_t N, CUstream S) {
 }
 CUresult cuMemsetD32Async_ptsz(CUdeviceptr D, unsigned int V, size_t N, CUstream S) {
   REPTX_TRACE(cuMemsetD32Async_ptsz, D, V, N, S);
+  S = perThreadDefault(S);
   return fill(D, V, 4, N, S);
 }
 CUresult cuMemsetD2D8_v2(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H) {
@@ -1007,6 +1021,7 @@ CUresult cuMemsetD2D8Async(CUdeviceptr D, size_t P, unsigned char V, size_t W, s
 CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr D, size_t P, unsigned char V, size_t W, size_t H,
                                 CUstream S) {
   REPTX_TRACE(cuMemsetD2D8Async_ptsz, D, P, V, W, H, S);
+  S = perThreadDefault(S);
   return fill2D(D, P, V, 1, W, H, S);
 }
 
@@ -1024,6 +1039,7 @@ CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *P, CUstream S) {
 }
 CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *P, CUstream S) {
   REPTX_TRACE(cuMemcpy3DAsync_v2_ptsz, P, S);
+  S = perThreadDefault(S);
   return copy3D(P, S);
 }
 CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *P) {
@@ -1040,6 +1056,7 @@ CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *P, CUstream S) {
 }
 CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *P, CUstream S) {
   REPTX_TRACE(cuMemcpy3DPeerAsync_ptsz, P, S);
+  S = perThreadDefault(S);
   return copy3DPeer(P, S);
 }
 CUresult cuMemcpyPeer(CUdeviceptr D, CUcontext DC, CUdeviceptr Sr, CUcontext SC, size_t N) {
@@ -1058,6 +1075,7 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr D, CUcontext DC, CUdeviceptr Sr, CUcontex
 CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr D, CUcontext DC, CUdeviceptr Sr, CUcontext SC, size_t N,
                                 CUstream S) {
   REPTX_TRACE(cuMemcpyPeerAsync_ptsz, D, DC, Sr, SC, N, S);
+  S = perThreadDefault(S);
   return copyPeer(D, DC, Sr, SC, N, S);
 }
 CUresult cuMemsetD2D16_v2(CUdeviceptr D, size_t P, unsigned short V, size_t W, size_t H) {
@@ -1076,6 +1094,7 @@ CUresult cuMemsetD2D16Async(CUdeviceptr D, size_t P, unsigned short V, size_t W,
 CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr D, size_t P, unsigned short V, size_t W, size_t H,
                                  CUstream S) {
   REPTX_TRACE(cuMemsetD2D16Async_ptsz, D, P, V, W, H, S);
+  S = perThreadDefault(S);
   return fill2D(D, P, V, 2, W, H, S);
 }
 CUresult cuMemsetD2D32_v2(CUdeviceptr D, size_t P, unsigned int V, size_t W, size_t H) {
@@ -1094,6 +1113,7 @@ CUresult cuMemsetD2D32Async(CUdeviceptr D, size_t P, unsigned int V, size_t W, s
 CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr D, size_t P, unsigned int V, size_t W, size_t H,
                                  CUstream S) {
   REPTX_TRACE(cuMemsetD2D32Async_ptsz, D, P, V, W, H, S);
+  S = perThreadDefault(S);
   return fill2D(D, P, V, 4, W, H, S);
 }
 
@@ -1153,6 +1173,7 @@ CUresult cuStreamSynchronize(CUstream S) {
 }
 CUresult cuStreamSynchronize_ptsz(CUstream S) {
   REPTX_TRACE(cuStreamSynchronize_ptsz, S);
+  S = perThreadDefault(S);
   return streamSync(S);
 }
 CUresult cuStreamQuery(CUstream S) {
@@ -1161,6 +1182,7 @@ CUresult cuStreamQuery(CUstream S) {
 }
 CUresult cuStreamQuery_ptsz(CUstream S) {
   REPTX_TRACE(cuStreamQuery_ptsz, S);
+  S = perThreadDefault(S);
   return streamSync(S);
 }
 
@@ -1180,6 +1202,7 @@ CUresult cuStreamWaitEvent(CUstream S, CUevent E, unsigned int Flags) {
 }
 CUresult cuStreamWaitEvent_ptsz(CUstream S, CUevent E, unsigned int Flags) {
   REPTX_TRACE(cuStreamWaitEvent_ptsz, S, E, Flags);
+  S = perThreadDefault(S);
   return streamWait(S, E);
 }
 
@@ -1199,6 +1222,7 @@ CUresult cuStreamGetFlags(CUstream S, unsigned int *F) {
 }
 CUresult cuStreamGetFlags_ptsz(CUstream S, unsigned int *F) {
   REPTX_TRACE(cuStreamGetFlags_ptsz, S, F);
+  S = perThreadDefault(S);
   return streamFlags(S, F);
 }
 
@@ -1217,6 +1241,7 @@ CUresult cuStreamGetPriority(CUstream S, int *P) {
 }
 CUresult cuStreamGetPriority_ptsz(CUstream S, int *P) {
   REPTX_TRACE(cuStreamGetPriority_ptsz, S, P);
+  S = perThreadDefault(S);
   return streamPriority(S, P);
 }
 
@@ -1235,6 +1260,7 @@ CUresult cuStreamGetCtx(CUstream S, CUcontext *C) {
 }
 CUresult cuStreamGetCtx_ptsz(CUstream S, CUcontext *C) {
   REPTX_TRACE(cuStreamGetCtx_ptsz, S, C);
+  S = perThreadDefault(S);
   return streamCtx(S, C);
 }
 
@@ -1248,6 +1274,7 @@ CUresult cuStreamGetCtx_v2(CUstream S, CUcontext *C, CUgreenCtx *Green) {
 }
 CUresult cuStreamGetCtx_v2_ptsz(CUstream S, CUcontext *C, CUgreenCtx *Green) {
   REPTX_TRACE(cuStreamGetCtx_v2_ptsz, S, C, Green);
+  S = perThreadDefault(S);
   return cuStreamGetCtx_v2(S, C, Green);
 }
 
@@ -1274,6 +1301,7 @@ CUresult cuLaunchHostFunc(CUstream S, CUhostFn Fn, void *Data) {
 }
 CUresult cuLaunchHostFunc_ptsz(CUstream S, CUhostFn Fn, void *Data) {
   REPTX_TRACE(cuLaunchHostFunc_ptsz, S, Fn, Data);
+  S = perThreadDefault(S);
   return hostFunc(S, Fn, Data);
 }
 
@@ -1299,6 +1327,7 @@ CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *
 CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData,
                                   unsigned int flags) {
   REPTX_TRACE(cuStreamAddCallback_ptsz, hStream, callback, userData, flags);
+  hStream = perThreadDefault(hStream);
   return addCallback(hStream, callback, userData, flags);
 }
 
@@ -1330,6 +1359,7 @@ CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId) {
 }
 CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId) {
   REPTX_TRACE(cuStreamGetId_ptsz, hStream, streamId);
+  hStream = perThreadDefault(hStream);
   return ::streamId(hStream, true, streamId);
 }
 
@@ -1348,6 +1378,7 @@ CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) {
 }
 CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) {
   REPTX_TRACE(cuStreamGetDevice_ptsz, hStream, device);
+  hStream = perThreadDefault(hStream);
   return streamDevice(hStream, device);
 }
 
@@ -1427,6 +1458,7 @@ CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAtt
 CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr,
                                    CUstreamAttrValue *value_out) {
   REPTX_TRACE(cuStreamGetAttribute_ptsz, hStream, attr, value_out);
+  hStream = perThreadDefault(hStream);
   return getStreamAttribute(hStream, attr, value_out);
 }
 CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
@@ -1437,6 +1469,7 @@ CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
 CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr,
                                    const CUstreamAttrValue *value) {
   REPTX_TRACE(cuStreamSetAttribute_ptsz, hStream, attr, value);
+  hStream = perThreadDefault(hStream);
   return setStreamAttribute(hStream, attr, value);
 }
 CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) {
@@ -1445,6 +1478,8 @@ CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) {
 }
 CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
   REPTX_TRACE(cuStreamCopyAttributes_ptsz, dst, src);
+  dst = perThreadDefault(dst);
+  src = perThreadDefault(src);
   return copyStreamAttributes(dst, src);
 }
 
@@ -1576,6 +1611,7 @@ CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count,
 CUresult cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count,
                                  CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
   REPTX_TRACE(cuStreamBatchMemOp_ptsz, stream, count, paramArray, flags);
+  stream = perThreadDefault(stream);
   return batchMemOp(stream, count, paramArray, flags);
 }
 CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count,
@@ -1586,6 +1622,7 @@ CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count,
 CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count,
                                     CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
   REPTX_TRACE(cuStreamBatchMemOp_v2_ptsz, stream, count, paramArray, flags);
+  stream = perThreadDefault(stream);
   return batchMemOp(stream, count, paramArray, flags);
 }
 
@@ -1598,6 +1635,7 @@ CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, uint32_t valu
 CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
                                      unsigned int flags) {
   REPTX_TRACE(cuStreamWaitValue32_v2_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return waitValue(stream, addr, value, flags);
 }
 CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, uint32_t value,
@@ -1608,6 +1646,7 @@ CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, uint32_t val
 CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
                                       unsigned int flags) {
   REPTX_TRACE(cuStreamWriteValue32_v2_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return writeValue(stream, addr, value, flags);
 }
 CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
@@ -1618,6 +1657,7 @@ CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t va
 CUresult cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                      unsigned int flags) {
   REPTX_TRACE(cuStreamWaitValue64_v2_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return waitValue(stream, addr, value, flags);
 }
 CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
@@ -1628,6 +1668,7 @@ CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t v
 CUresult cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                       unsigned int flags) {
   REPTX_TRACE(cuStreamWriteValue64_v2_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return writeValue(stream, addr, value, flags);
 }
 CUresult cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, uint32_t value,
@@ -1638,6 +1679,7 @@ CUresult cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, uint32_t value,
 CUresult cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
                                   unsigned int flags) {
   REPTX_TRACE(cuStreamWaitValue32_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return waitValue(stream, addr, value, flags);
 }
 CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, uint32_t value,
@@ -1648,6 +1690,7 @@ CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, uint32_t value,
 CUresult cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, uint32_t value,
                                    unsigned int flags) {
   REPTX_TRACE(cuStreamWriteValue32_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return writeValue(stream, addr, value, flags);
 }
 CUresult cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
@@ -1658,6 +1701,7 @@ CUresult cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value
 CUresult cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                   unsigned int flags) {
   REPTX_TRACE(cuStreamWaitValue64_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return waitValue(stream, addr, value, flags);
 }
 CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
@@ -1668,6 +1712,7 @@ CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t valu
 CUresult cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                    unsigned int flags) {
   REPTX_TRACE(cuStreamWriteValue64_ptsz, stream, addr, value, flags);
+  stream = perThreadDefault(stream);
   return writeValue(stream, addr, value, flags);
 }
 
@@ -1689,6 +1734,7 @@ CUresult cuStreamIsCapturing(CUstream S, CUstreamCaptureStatus *St) {
 }
 CUresult cuStreamIsCapturing_ptsz(CUstream S, CUstreamCaptureStatus *St) {
   REPTX_TRACE(cuStreamIsCapturing_ptsz, S, St);
+  S = perThreadDefault(S);
   return isCapturing(S, St);
 }
 
@@ -1740,6 +1786,7 @@ CUresult cuEventRecord(CUevent E, CUstream S) {
 }
 CUresult cuEventRecord_ptsz(CUevent E, CUstream S) {
   REPTX_TRACE(cuEventRecord_ptsz, E, S);
+  S = perThreadDefault(S);
   return eventRecord(E, S);
 }
 CUresult cuEventRecordWithFlags(CUevent E, CUstream S, unsigned int Flags) {
@@ -1748,6 +1795,7 @@ CUresult cuEventRecordWithFlags(CUevent E, CUstream S, unsigned int Flags) {
 }
 CUresult cuEventRecordWithFlags_ptsz(CUevent E, CUstream S, unsigned int Flags) {
   REPTX_TRACE(cuEventRecordWithFlags_ptsz, E, S, Flags);
+  S = perThreadDefault(S);
   return eventRecord(E, S);
 }
 

@@ -1138,6 +1138,7 @@ CUresult cuLaunchKernel_ptsz(CUfunction F, unsigned int GX, unsigned int GY, uns
                              unsigned int BX, unsigned int BY, unsigned int BZ, unsigned int Shared,
                              CUstream S, void **Params, void **Extra) {
   REPTX_TRACE(cuLaunchKernel_ptsz, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
+  S = perThreadDefault(S);
   return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
 }
 
@@ -1185,7 +1186,11 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction F, void **Params
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction F, void **Params,
                                void **Extra) {
   REPTX_TRACE(cuLaunchKernelEx_ptsz, Cfg, F, Params, Extra);
-  return cuLaunchKernelEx(Cfg, F, Params, Extra);
+  if (!Cfg)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUlaunchConfig OnPerThread = *Cfg;
+  OnPerThread.hStream = perThreadDefault(Cfg->hStream);
+  return cuLaunchKernelEx(&OnPerThread, F, Params, Extra);
 }
 
 // Cooperative launches: every block resident at once (the emulator interleaves them all; HIP
@@ -1202,6 +1207,7 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction F, unsigned int GX, unsigned 
                                         unsigned int BZ, unsigned int Shared, CUstream S,
                                         void **Params) {
   REPTX_TRACE(cuLaunchCooperativeKernel_ptsz, F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
+  S = perThreadDefault(S);
   return launch(F, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, nullptr, /*Cooperative=*/true);
 }
 

@@ -321,5 +321,6 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPoo
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
                                       CUstream hStream) {
   REPTX_TRACE(cuMemAllocFromPoolAsync_ptsz, dptr, bytesize, pool, hStream);
+  hStream = perThreadDefault(hStream);
   return allocFromPool(dptr, bytesize, pool, hStream);
 }

@@ -211,6 +211,10 @@ inline Context *currentContext() {
 
 /// The context a call without an explicit context works in, or an error.
 CUresult currentOrError(Context *&C);
+/// The stream an entry point of the per-thread default stream API (`_ptsz`, `_ptds`: what
+/// CUDA_API_PER_THREAD_DEFAULT_STREAM selects) means by S: its null stream is the calling
+/// thread's per-thread default stream.
+inline CUstream perThreadDefault(CUstream S) { return S ? S : CU_STREAM_PER_THREAD; }
 /// The context of a stream (the current one for the legacy and per-thread default streams), or
 /// an error for a handle that is not a stream (ApiMemory.cpp).
 CUresult streamContext(CUstream S, Context *&C);

@@ -351,7 +351,8 @@ static void captureErrors() {
 
 // The per-thread default stream captures like a created one (only the legacy stream cannot): a
 // kernel, a fill, a fork into a created stream and its join, launched twice; a second thread's
-// per-thread stream is a stream of its own, not capturing meanwhile.
+// per-thread stream is a stream of its own, not capturing meanwhile; in the per-thread build,
+// stream 0 is that stream.
 static void capturePerThreadStream() {
   cudaStream_t side;
   CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
@@ -401,6 +402,28 @@ static void capturePerThreadStream() {
   }
   CHECK(cudaGraphExecDestroy(e));
   CHECK(cudaGraphDestroy(g));
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+  // Built with --default-stream per-thread, stream 0 is that stream (cudart passes the null
+  // stream to the driver's _ptsz entry points): a capture begun on 0 takes launches on 0 and on
+  // cudaStreamPerThread alike.
+  CHECK(cudaMemset(a, 0, N * sizeof(int)));
+  CHECK(cudaStreamBeginCapture(0, cudaStreamCaptureModeThreadLocal));
+  fillIota<<<Blocks, Threads>>>(a, 7, N);
+  addScalar<<<Blocks, Threads, 0, cudaStreamPerThread>>>(a, 5, N);
+  CHECK(cudaStreamEndCapture(0, &g));
+  auto untouched = toHost(a, N);
+  expect(untouched[N - 1] == 0, "nothing runs while stream 0 captures", untouched[N - 1]);
+  CHECK(cudaGraphGetNodes(g, nullptr, &count));
+  expect(count == 2, "stream 0 capture nodes", long(count));
+  CHECK(cudaGraphInstantiate(&e, g, 0));
+  CHECK(cudaGraphLaunch(e, 0));
+  CHECK(cudaStreamSynchronize(0));
+  auto ha = toHost(a, N);
+  for (int i = 0; i < N; ++i)
+    expect(ha[i] == 12 + i, "stream 0 capture", i);
+  CHECK(cudaGraphExecDestroy(e));
+  CHECK(cudaGraphDestroy(g));
+#endif
   CHECK(cudaEventDestroy(fork));
   CHECK(cudaEventDestroy(join));
   CHECK(cudaStreamDestroy(side));
