@@ -180,6 +180,8 @@ void copyParams(GraphNode &To, const GraphNode &From) {
   To.Ev = From.Ev;
   To.Memory = From.Memory;
   To.FreePtr = From.FreePtr;
+  To.MemOps = From.MemOps;
+  To.MemOpFlags = From.MemOpFlags;
   To.Condition = From.Condition;
   To.ConditionType = From.ConditionType;
   To.Bodies.clear();
@@ -342,6 +344,9 @@ CUresult runGraph(const Graph &G, CUstream S, Context *C) {
                       llvm::toString(std::move(E)));
           R = CUDA_ERROR_INVALID_VALUE;
         }
+      break;
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+      R = runBatchMemOps(S, unsigned(N->MemOps.size()), N->MemOps.data(), N->MemOpFlags);
       break;
     default: // empty, wait event (its event has completed), mem alloc (allocated at capture)
       break;
@@ -1293,6 +1298,31 @@ static CUresult addConditionalNode(CUgraphNode *Out, CUgraph H, const CUgraphNod
   return CUDA_SUCCESS;
 }
 
+// A batch memory operation node's operations and context, checked as cuStreamBatchMemOp checks
+// them; a null context is the current one.
+static CUresult setMemOps(GraphNode &N, const CUDA_BATCH_MEM_OP_NODE_PARAMS *P) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = checkBatchMemOps(P->count, P->paramArray, P->flags))
+    return R;
+  Context *C = P->ctx ? reinterpret_cast<Context *>(P->ctx) : currentContext();
+  if (!C || (P->ctx && !Driver::get().validContext(P->ctx)))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  N.Type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+  N.Ctx = C;
+  N.MemOps.assign(P->paramArray, P->paramArray + P->count);
+  N.MemOpFlags = P->flags;
+  return CUDA_SUCCESS;
+}
+
+static CUresult addBatchMemOpNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps,
+                                  size_t NumDeps, const CUDA_BATCH_MEM_OP_NODE_PARAMS *P) {
+  auto N = std::make_unique<GraphNode>();
+  if (CUresult R = setMemOps(*N, P))
+    return R;
+  return addNode(Out, H, Deps, NumDeps, std::move(N));
+}
+
 static CUresult addTypedNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
                              CUgraphNodeParams *P);
 
@@ -1363,10 +1393,39 @@ static CUresult addTypedNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Dep
     return addMemAllocNode(Out, H, Deps, NumDeps, &P->alloc);
   case CU_GRAPH_NODE_TYPE_MEM_FREE:
     return addMemFreeNode(Out, H, Deps, NumDeps, P->free.dptr);
+  case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+    return addBatchMemOpNode(Out, H, Deps, NumDeps, &P->memOp);
   default:
     log().error("cuGraphAddNode: {} nodes are not supported by reptx", typeName(P->type));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+}
+
+CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                  const CUgraphNode *dependencies, size_t numDependencies,
+                                  const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams) {
+  REPTX_TRACE(cuGraphAddBatchMemOpNode, phGraphNode, hGraph, dependencies, numDependencies,
+              nodeParams);
+  return addBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+// The operations' array it returns is the node's own, valid until its parameters change.
+CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
+                                        CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out) {
+  REPTX_TRACE(cuGraphBatchMemOpNodeGetParams, hNode, nodeParams_out);
+  GraphNode *N = asNode(hNode);
+  if (!N || !nodeParams_out || N->Type != CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+    return CUDA_ERROR_INVALID_VALUE;
+  *nodeParams_out = {reinterpret_cast<CUcontext>(N->Ctx), unsigned(N->MemOps.size()),
+                     N->MemOps.data(), N->MemOpFlags};
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
+                                        const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams) {
+  REPTX_TRACE(cuGraphBatchMemOpNodeSetParams, hNode, nodeParams);
+  GraphNode *N = asNode(hNode);
+  if (!N || N->Type != CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+    return CUDA_ERROR_INVALID_VALUE;
+  return setMemOps(*N, nodeParams);
 }
 
 CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
@@ -2026,6 +2085,8 @@ static CUresult setNodeParams(GraphNode *N, const CUgraphNodeParams *P, bool Exe
     return setNodeEvent(N, CU_GRAPH_NODE_TYPE_WAIT_EVENT, P->eventWait.event);
   case CU_GRAPH_NODE_TYPE_EMPTY:
     return CUDA_SUCCESS;
+  case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+    return setMemOps(*N, &P->memOp);
   default:
     log().error("cuGraph{}NodeSetParams: the parameters of {} nodes cannot be changed",
                 Exec ? "Exec" : "", typeName(P->type));
@@ -2085,6 +2146,15 @@ CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
   To->Attributes = From->Attributes;
   To->Dims.Cooperative = From->Dims.Cooperative;
   return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams) {
+  REPTX_TRACE(cuGraphExecBatchMemOpNodeSetParams, hGraphExec, hNode, nodeParams);
+  GraphNode *N = execNode(asExec(hGraphExec), hNode);
+  if (!N || N->Type != CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+    return CUDA_ERROR_INVALID_VALUE;
+  return setMemOps(*N, nodeParams);
 }
 
 CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams) {

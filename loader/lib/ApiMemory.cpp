@@ -1549,11 +1549,8 @@ static CUresult waitValue(CUstream S, CUdeviceptr Addr, T Value, unsigned Flags)
   }
 }
 
-// cuStreamBatchMemOp: the operations in order, each as its own entry point does it; a barrier
-// and a flush have nothing to wait for (every operation completes before the call returns).
-// An operation that is not valid refuses the whole batch before any of it runs.
-static CUresult batchMemOp(CUstream S, unsigned Count, const CUstreamBatchMemOpParams *Ops,
-                           unsigned Flags) {
+CUresult reptx::loader::checkBatchMemOps(unsigned Count, const CUstreamBatchMemOpParams *Ops,
+                                         unsigned Flags) {
   if (Flags || (Count && !Ops) || Count > 256)
     return CUDA_ERROR_INVALID_VALUE;
   for (unsigned I = 0; I < Count; ++I) {
@@ -1577,6 +1574,16 @@ static CUresult batchMemOp(CUstream S, unsigned Count, const CUstreamBatchMemOpP
       return CUDA_ERROR_INVALID_VALUE;
     }
   }
+  return CUDA_SUCCESS;
+}
+
+// cuStreamBatchMemOp: the operations in order, each as its own entry point does it; a barrier
+// and a flush have nothing to wait for (every operation completes before the call returns).
+// An operation that is not valid refuses the whole batch before any of it runs.
+CUresult reptx::loader::runBatchMemOps(CUstream S, unsigned Count,
+                                       const CUstreamBatchMemOpParams *Ops, unsigned Flags) {
+  if (CUresult R = checkBatchMemOps(Count, Ops, Flags))
+    return R;
   for (unsigned I = 0; I < Count; ++I) {
     const CUstreamBatchMemOpParams &Op = Ops[I];
     CUresult R = CUDA_SUCCESS;
@@ -1606,24 +1613,24 @@ static CUresult batchMemOp(CUstream S, unsigned Count, const CUstreamBatchMemOpP
 CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count,
                             CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
   REPTX_TRACE(cuStreamBatchMemOp, stream, count, paramArray, flags);
-  return batchMemOp(stream, count, paramArray, flags);
+  return runBatchMemOps(stream, count, paramArray, flags);
 }
 CUresult cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count,
                                  CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
   REPTX_TRACE(cuStreamBatchMemOp_ptsz, stream, count, paramArray, flags);
   stream = perThreadDefault(stream);
-  return batchMemOp(stream, count, paramArray, flags);
+  return runBatchMemOps(stream, count, paramArray, flags);
 }
 CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count,
                                CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
   REPTX_TRACE(cuStreamBatchMemOp_v2, stream, count, paramArray, flags);
-  return batchMemOp(stream, count, paramArray, flags);
+  return runBatchMemOps(stream, count, paramArray, flags);
 }
 CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count,
                                     CUstreamBatchMemOpParams *paramArray, unsigned int flags) {
   REPTX_TRACE(cuStreamBatchMemOp_v2_ptsz, stream, count, paramArray, flags);
   stream = perThreadDefault(stream);
-  return batchMemOp(stream, count, paramArray, flags);
+  return runBatchMemOps(stream, count, paramArray, flags);
 }
 
 // The _v2 ABIs (CUDA 11.7) have the same parameters.

@@ -77,6 +77,9 @@ struct GraphNode {
   // CU_GRAPH_NODE_TYPE_MEM_ALLOC (Memory set) / MEM_FREE (FreePtr).
   std::shared_ptr<GraphMemory> Memory;
   CUdeviceptr FreePtr = 0;
+  // CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: the operations (copied when set) and their flags.
+  std::vector<CUstreamBatchMemOpParams> MemOps;
+  unsigned MemOpFlags = 0;
   // CU_GRAPH_NODE_TYPE_CONDITIONAL: the condition, the kind (IF runs Bodies[0] when it is nonzero,
   // else Bodies[1] if there is one; WHILE runs Bodies[0] while it is nonzero; SWITCH runs
   // Bodies[value] if there is one) and the body graphs, owned by the node (BodyHandles is the
@@ -154,6 +157,11 @@ bool graphOwnsMemory(CUdeviceptr Ptr);
 void forgetStream(Stream *S);
 
 // The operations a node runs, shared with the stream entry points (ApiMemory.cpp, ApiModule.cpp).
+/// cuStreamBatchMemOp's operations: whether they (and the flags) are valid, CUDA_SUCCESS or
+/// CUDA_ERROR_INVALID_VALUE; and running them on S in order, checked first.
+CUresult checkBatchMemOps(unsigned Count, const CUstreamBatchMemOpParams *Ops, unsigned Flags);
+CUresult runBatchMemOps(CUstream S, unsigned Count, const CUstreamBatchMemOpParams *Ops,
+                        unsigned Flags);
 /// The kernel's arguments in its PTX .param layout from cuLaunchKernel's kernelParams or extra.
 CUresult kernelArgs(const Kernel &K, void **Params, void **Extra, std::vector<uint8_t> &Out);
 /// Launches K with arguments in its .param layout on S (which must not be capturing).

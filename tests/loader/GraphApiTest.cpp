@@ -1,7 +1,8 @@
 // The structure side of CUDA graphs through the driver API (CUDA Driver API, "Graph Management"):
 // the list queries' convention, edges added and removed, destroyed nodes, cycles refused at
 // instantiation, clones, memset/memcpy nodes, the DOT dump, conditional nodes driven by kernels,
-// memory nodes made node by node, kernel node attributes and programmatic edges, on the emulator.
+// memory nodes made node by node, kernel node attributes, programmatic edges and batch memory
+// operation nodes, on the emulator.
 // Expected values are the documented semantics of each entry point; tests/loader/programs/graphs.cu
 // covers capture and launches through cudart.
 #include "CudaApi.h"
@@ -662,6 +663,95 @@ TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   ASSERT_EQ(cuEventDestroy_v2(Join), CUDA_SUCCESS);
   ASSERT_EQ(cuStreamDestroy_v2(S2), CUDA_SUCCESS);
   ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
+}
+
+// Batch memory operation nodes (cuGraphAddBatchMemOpNode, through cuGraphAddNode too): the
+// operations copied when set and read back, refused as cuStreamBatchMemOp refuses them, run in
+// dependency order at each launch (a write, then a wait it meets and another write), and new
+// operations for the graph's node and for the executable's.
+TEST_F(GraphApi, BatchMemoryOperationNodesRunInOrder) {
+  CUdeviceptr Words; // A (u32) at 0, B (u32) at 4, C (u64) at 8
+  ASSERT_EQ(cuMemAlloc_v2(&Words, 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Words, 0, 4), CUDA_SUCCESS);
+  auto Write32 = [](CUdeviceptr At, uint32_t V) {
+    CUstreamBatchMemOpParams Op = {};
+    Op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+    Op.writeValue.address = At;
+    Op.writeValue.value = V;
+    return Op;
+  };
+  CUstreamBatchMemOpParams First[2] = {Write32(Words, 5), {}};
+  First[1].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+  First[1].writeValue.address = Words + 8;
+  First[1].writeValue.value64 = 0x1122334455667788ull;
+  CUstreamBatchMemOpParams Second[2] = {{}, Write32(Words + 4, 6)};
+  Second[0].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+  Second[0].waitValue.address = Words;
+  Second[0].waitValue.value = 5;
+  Second[0].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+  CUDA_BATCH_MEM_OP_NODE_PARAMS P = {Ctx, 2, First, 0};
+  CUgraphNode A = nullptr, B = nullptr;
+  ASSERT_EQ(cuGraphAddBatchMemOpNode(&A, G, nullptr, 0, &P), CUDA_SUCCESS);
+  CUgraphNodeParams Generic = {};
+  Generic.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+  Generic.memOp = {Ctx, 2, Second, 0};
+  ASSERT_EQ(cuGraphAddNode(&B, G, &A, 1, &Generic), CUDA_SUCCESS);
+  First[0].writeValue.value = 99; // the node holds a copy
+  CUDA_BATCH_MEM_OP_NODE_PARAMS Got = {};
+  ASSERT_EQ(cuGraphBatchMemOpNodeGetParams(A, &Got), CUDA_SUCCESS);
+  EXPECT_EQ(Got.ctx, Ctx);
+  EXPECT_EQ(Got.count, 2u);
+  ASSERT_NE(Got.paramArray, nullptr);
+  EXPECT_EQ(Got.paramArray[0].writeValue.value, 5u);
+  EXPECT_EQ(Got.paramArray[1].operation, CU_STREAM_MEM_OP_WRITE_VALUE_64);
+  CUgraphNodeType T;
+  ASSERT_EQ(cuGraphNodeGetType(B, &T), CUDA_SUCCESS);
+  EXPECT_EQ(T, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
+  // Refused: an unknown operation, flags, a node of another type.
+  CUstreamBatchMemOpParams Unknown = {};
+  Unknown.operation = CUstreamBatchMemOpType(99);
+  CUDA_BATCH_MEM_OP_NODE_PARAMS Bad = {Ctx, 1, &Unknown, 0};
+  CUgraphNode Refused = nullptr;
+  EXPECT_EQ(cuGraphAddBatchMemOpNode(&Refused, G, nullptr, 0, &Bad), CUDA_ERROR_INVALID_VALUE);
+  Bad = {Ctx, 2, First, 1};
+  EXPECT_EQ(cuGraphAddBatchMemOpNode(&Refused, G, nullptr, 0, &Bad), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuGraphBatchMemOpNodeGetParams(empty(), &Got), CUDA_ERROR_INVALID_VALUE);
+
+  auto Read = [&](uint32_t &WordA, uint32_t &WordB, uint64_t &WordC) {
+    uint8_t Bytes[16];
+    ASSERT_EQ(cuMemcpyDtoH_v2(Bytes, Words, 16), CUDA_SUCCESS);
+    std::memcpy(&WordA, Bytes, 4);
+    std::memcpy(&WordB, Bytes + 4, 4);
+    std::memcpy(&WordC, Bytes + 8, 8);
+  };
+  CUgraphExec E;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  uint32_t WordA = 0, WordB = 0;
+  uint64_t WordC = 0;
+  Read(WordA, WordB, WordC);
+  EXPECT_EQ(WordA, 5u);
+  EXPECT_EQ(WordB, 6u);
+  EXPECT_EQ(WordC, 0x1122334455667788ull);
+  // The executable's first node now writes 7 to A only; the graph's own node is unchanged.
+  CUstreamBatchMemOpParams Seven = Write32(Words, 7);
+  P = {Ctx, 1, &Seven, 0};
+  ASSERT_EQ(cuGraphExecBatchMemOpNodeSetParams(E, A, &P), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Words, 0, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  Read(WordA, WordB, WordC);
+  EXPECT_EQ(WordA, 7u);
+  EXPECT_EQ(WordB, 6u);
+  EXPECT_EQ(WordC, 0u);
+  ASSERT_EQ(cuGraphBatchMemOpNodeGetParams(A, &Got), CUDA_SUCCESS);
+  EXPECT_EQ(Got.count, 2u);
+  ASSERT_EQ(cuGraphBatchMemOpNodeSetParams(A, &P), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphBatchMemOpNodeGetParams(A, &Got), CUDA_SUCCESS);
+  EXPECT_EQ(Got.count, 1u);
+  EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(Words), CUDA_SUCCESS);
 }
 
 } // namespace

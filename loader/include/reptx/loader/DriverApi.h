@@ -754,27 +754,6 @@ typedef struct CUmemFreeNodeParams {
   CUdeviceptr dptr;
 } CUDA_MEM_FREE_NODE_PARAMS;
 
-/// cuGraphAddNode's description of a node: its type and that type's parameters, in a union of
-/// 232 bytes (the other types' members are not declared here).
-typedef struct CUgraphNodeParams_st {
-  CUgraphNodeType type;
-  int reserved0[3];
-  union {
-    long long reserved1[29];
-    CUDA_KERNEL_NODE_PARAMS_v3 kernel;
-    CUDA_MEMCPY_NODE_PARAMS memcpy;
-    CUDA_MEMSET_NODE_PARAMS_v2 memset;
-    CUDA_HOST_NODE_PARAMS_v2 host;
-    CUDA_CHILD_GRAPH_NODE_PARAMS graph;
-    CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
-    CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
-    CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
-    CUDA_MEM_FREE_NODE_PARAMS free;
-    CUDA_CONDITIONAL_NODE_PARAMS conditional;
-  };
-  long long reserved2;
-} CUgraphNodeParams;
-
 /// cuGraphInstantiateWithParams: flags and upload stream in, the failing node and result out.
 typedef struct CUgraphInstantiateParams {
   cuuint64_t flags;
@@ -920,6 +899,39 @@ typedef union CUstreamBatchMemOpParams_union {
   cuuint64_t pad[6];
 } CUstreamBatchMemOpParams_v1;
 typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
+
+/// A batch memory operation node's parameters (cuGraphAddBatchMemOpNode, cuGraphAddNode): the
+/// context, the operations (count entries of paramArray) and flags (0).
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+  CUcontext ctx;
+  unsigned int count;
+  CUstreamBatchMemOpParams *paramArray;
+  unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS_v1;
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS;
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS_v2;
+
+/// cuGraphAddNode's description of a node: its type and that type's parameters, in a union of
+/// 232 bytes (the other types' members are not declared here).
+typedef struct CUgraphNodeParams_st {
+  CUgraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    CUDA_KERNEL_NODE_PARAMS_v3 kernel;
+    CUDA_MEMCPY_NODE_PARAMS memcpy;
+    CUDA_MEMSET_NODE_PARAMS_v2 memset;
+    CUDA_HOST_NODE_PARAMS_v2 host;
+    CUDA_CHILD_GRAPH_NODE_PARAMS graph;
+    CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
+    CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
+    CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+    CUDA_MEM_FREE_NODE_PARAMS free;
+    CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 memOp;
+    CUDA_CONDITIONAL_NODE_PARAMS conditional;
+  };
+  long long reserved2;
+} CUgraphNodeParams;
 
 /// The dynamic shared memory a block size needs (cuOccupancyMaxPotentialBlockSize).
 typedef size_t (*CUoccupancyB2DSize)(int blockSize);
@@ -1454,6 +1466,15 @@ CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PAR
 CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                const CUgraphNode *dependencies, size_t numDependencies,
                                CUdeviceptr dptr);
+CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                  const CUgraphNode *dependencies, size_t numDependencies,
+                                  const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
+                                        CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
+CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
+                                        const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes);
