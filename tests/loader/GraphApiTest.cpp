@@ -2,9 +2,8 @@
 // the list queries' convention, edges added and removed, destroyed nodes, cycles refused at
 // instantiation, clones, memset/memcpy nodes, the DOT dump, conditional nodes driven by kernels,
 // memory nodes made node by node, kernel node attributes, programmatic edges and batch memory
-// operation nodes, on the emulator.
-// Expected values are the documented semantics of each entry point; tests/loader/programs/graphs.cu
-// covers capture and launches through cudart.
+// operation nodes, on the emulator. Expected values are the documented semantics of each entry
+// point; tests/loader/programs/graphs.cu covers capture and launches through cudart.
 #include "CudaApi.h"
 
 #include <gtest/gtest.h>
