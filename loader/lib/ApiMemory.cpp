@@ -1551,7 +1551,7 @@ static CUresult waitValue(CUstream S, CUdeviceptr Addr, T Value, unsigned Flags)
 
 CUresult reptx::loader::checkBatchMemOps(unsigned Count, const CUstreamBatchMemOpParams *Ops,
                                          unsigned Flags) {
-  if (Flags || (Count && !Ops) || Count > 256)
+  if (Flags || (Count && !Ops) || Count >= 256) // "must be less than 256" (cuda.h)
     return CUDA_ERROR_INVALID_VALUE;
   for (unsigned I = 0; I < Count; ++I) {
     const CUstreamBatchMemOpParams &Op = Ops[I];

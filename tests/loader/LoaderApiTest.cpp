@@ -849,8 +849,14 @@ TEST_F(LoaderApi, StreamBatchMemoryOperations) {
   Ops[4].operation = CUstreamBatchMemOpType(7);
   EXPECT_EQ(cuStreamBatchMemOp(nullptr, 5, Ops, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuStreamBatchMemOp(nullptr, 1, Ops, 1), CUDA_ERROR_INVALID_VALUE); // flags
+  // At most 255 operations ("must be less than 256"): 256 writes are refused, 255 run.
+  std::vector<CUstreamBatchMemOpParams> Many(256, Ops[0]);
+  EXPECT_EQ(cuStreamBatchMemOp(nullptr, 256, Many.data(), 0), CUDA_ERROR_INVALID_VALUE);
   ASSERT_EQ(cuMemcpyDtoH_v2(H, D, 16), CUDA_SUCCESS);
   EXPECT_EQ(H[0], 9u);
+  ASSERT_EQ(cuStreamBatchMemOp(nullptr, 255, Many.data(), 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(H, D, 16), CUDA_SUCCESS);
+  EXPECT_EQ(H[0], 11u);
   ASSERT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
 }
 
