@@ -466,8 +466,11 @@ Expected<std::unique_ptr<CodeObject>> CodeObject::load(ArrayRef<uint8_t> Input) 
       WaveSizes.push_back(K.WavefrontSize);
   if (WaveSizes.empty())
     WaveSizes.push_back(I.Target.Family == GfxFamily::GFX9 ? 64 : 32);
+  std::vector<uint64_t> Entries;
+  for (const Kernel &K : I.Kernels)
+    Entries.push_back(K.EntryAddress);
   for (unsigned WS : WaveSizes) {
-    auto Prog = decodeProgram(I.Target, WS, Ranges);
+    auto Prog = decodeProgram(I.Target, WS, Ranges, Entries);
     if (!Prog)
       return Prog.takeError();
     I.Programs[WS] = std::move(*Prog);

@@ -23,7 +23,9 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
+#include <thread>
 
 extern "C" void LLVMInitializeAMDGPUTargetInfo();
 extern "C" void LLVMInitializeAMDGPUTargetMC();
@@ -483,67 +485,75 @@ std::string parseInstruction(StringRef Text, unsigned WaveSize, Inst &I, std::ve
   return MX + " :: " + MY;
 }
 
-Expected<std::unique_ptr<Program>> decodeProgram(const TargetInfo &Target, unsigned WaveSize,
-                                                 ArrayRef<CodeRange> Ranges) {
-  initializeAMDGPU();
-  Triple TT("amdgcn-amd-amdhsa");
-  std::string Err;
-  const llvm::Target *T = TargetRegistry::lookupTarget(TT, Err);
-  if (!T)
-    return createStringError(std::make_error_code(std::errc::not_supported),
-                             "AMDGPU target unavailable: " + Err);
-  // Wave size changes how VCC-like operands decode on GFX10+; GFX9 is wave64 only and must not
-  // be given +wavefrontsize32 (it would decode nothing).
-  std::string Features;
-  if (Target.Family != GfxFamily::GFX9)
-    Features = WaveSize == 32 ? "+wavefrontsize32" : "+wavefrontsize64";
-  std::unique_ptr<MCRegisterInfo> MRI(T->createMCRegInfo(TT));
-  MCTargetOptions Options;
-  std::unique_ptr<MCAsmInfo> MAI(MRI ? T->createMCAsmInfo(*MRI, TT, Options) : nullptr);
-  std::unique_ptr<MCSubtargetInfo> STI(T->createMCSubtargetInfo(TT, Target.Processor, Features));
-  std::unique_ptr<MCInstrInfo> MII(T->createMCInstrInfo());
-  if (!MRI || !MAI || !STI || !MII)
-    return createStringError(std::make_error_code(std::errc::not_supported),
-                             "cannot create the AMDGPU MC layer for " + Target.Processor);
-  if (!STI->isCPUStringValid(Target.Processor))
-    return createStringError(std::make_error_code(std::errc::not_supported),
-                             "LLVM does not know the processor '" + Target.Processor + "'");
-  MCContext Ctx(TT, MAI.get(), MRI.get(), STI.get());
-  std::unique_ptr<MCDisassembler> Dis(T->createMCDisassembler(*STI, Ctx));
-  std::unique_ptr<MCInstPrinter> Printer(
-      T->createMCInstPrinter(TT, MAI->getAssemblerDialect(), *MAI, *MII, *MRI));
-  if (!Dis || !Printer)
-    return createStringError(std::make_error_code(std::errc::not_supported),
-                             "cannot create the AMDGPU disassembler for " + Target.Processor);
+namespace {
 
-  auto P = std::make_unique<Program>();
-  if (Ranges.empty())
-    return std::move(P);
-  P->CodeBegin = UINT64_MAX;
-  for (const CodeRange &R : Ranges) {
-    P->CodeBegin = std::min(P->CodeBegin, R.Address & ~uint64_t(3));
-    P->CodeEnd = std::max(P->CodeEnd, R.Address + R.Bytes.size());
+// LLVM's MC layer for one target and wave size: what decodes and prints instructions. One per
+// thread (an MCContext and a disassembler are not shared).
+struct McDecoder {
+  Triple TT{"amdgcn-amd-amdhsa"};
+  std::unique_ptr<MCRegisterInfo> MRI;
+  std::unique_ptr<MCAsmInfo> MAI;
+  std::unique_ptr<MCSubtargetInfo> STI;
+  std::unique_ptr<MCInstrInfo> MII;
+  std::unique_ptr<MCContext> Ctx;
+  std::unique_ptr<MCDisassembler> Dis;
+  std::unique_ptr<MCInstPrinter> Printer;
+
+  Error create(const TargetInfo &Target, unsigned WaveSize) {
+    std::string Err;
+    const llvm::Target *T = TargetRegistry::lookupTarget(TT, Err);
+    if (!T)
+      return createStringError(std::make_error_code(std::errc::not_supported),
+                               "AMDGPU target unavailable: " + Err);
+    // Wave size changes how VCC-like operands decode on GFX10+; GFX9 is wave64 only and must not
+    // be given +wavefrontsize32 (it would decode nothing).
+    std::string Features;
+    if (Target.Family != GfxFamily::GFX9)
+      Features = WaveSize == 32 ? "+wavefrontsize32" : "+wavefrontsize64";
+    MRI.reset(T->createMCRegInfo(TT));
+    MCTargetOptions Options;
+    MAI.reset(MRI ? T->createMCAsmInfo(*MRI, TT, Options) : nullptr);
+    STI.reset(T->createMCSubtargetInfo(TT, Target.Processor, Features));
+    MII.reset(T->createMCInstrInfo());
+    if (!MRI || !MAI || !STI || !MII)
+      return createStringError(std::make_error_code(std::errc::not_supported),
+                               "cannot create the AMDGPU MC layer for " + Target.Processor);
+    if (!STI->isCPUStringValid(Target.Processor))
+      return createStringError(std::make_error_code(std::errc::not_supported),
+                               "LLVM does not know the processor '" + Target.Processor + "'");
+    Ctx = std::make_unique<MCContext>(TT, MAI.get(), MRI.get(), STI.get());
+    Dis.reset(T->createMCDisassembler(*STI, *Ctx));
+    Printer.reset(T->createMCInstPrinter(TT, MAI->getAssemblerDialect(), *MAI, *MII, *MRI));
+    if (!Dis || !Printer)
+      return createStringError(std::make_error_code(std::errc::not_supported),
+                               "cannot create the AMDGPU disassembler for " + Target.Processor);
+    return Error::success();
   }
-  if (P->CodeEnd - P->CodeBegin > (uint64_t(1) << 30))
-    return createStringError(std::make_error_code(std::errc::invalid_argument),
-                             "executable sections span over 1 GiB");
-  P->IndexByWord.assign((P->CodeEnd - P->CodeBegin + 3) / 4, UINT32_MAX);
 
-  std::string Text;
-  for (const CodeRange &R : Ranges) {
+  // The size of the instruction at Off of R (4 bytes, or what is left, where none decodes).
+  uint64_t size(const CodeRange &R, uint64_t Off, MCInst &MI, bool &Decoded) {
+    uint64_t Size = 0;
+    Decoded = Dis->getInstruction(MI, Size, R.Bytes.slice(Off), R.Address + Off, nulls()) ==
+                  MCDisassembler::Success &&
+              Size;
+    return Decoded ? Size : std::min<uint64_t>(4, R.Bytes.size() - Off);
+  }
+
+  // Decodes every instruction of R onto the end of P's tables (and VOPD halves onto P.Extra),
+  // entering them in P.IndexByWord unless it is empty.
+  void decode(const CodeRange &R, unsigned WaveSize, Program &P) {
+    std::string Text;
     for (uint64_t Off = 0; Off < R.Bytes.size();) {
       MCInst MI;
-      uint64_t Size = 0;
+      bool Decoded;
       uint64_t Address = R.Address + Off;
-      MCDisassembler::DecodeStatus S =
-          Dis->getInstruction(MI, Size, R.Bytes.slice(Off), Address, nulls());
+      uint64_t Size = size(R, Off, MI, Decoded);
       Inst I;
       I.Address = Address;
-      I.Index = uint32_t(P->Insts.size());
+      I.Index = uint32_t(P.Insts.size());
       std::string Mnemonic, McName;
       Text.clear();
-      if (S != MCDisassembler::Success || Size == 0) {
-        Size = std::min<uint64_t>(4, R.Bytes.size() - Off);
+      if (!Decoded) {
         uint32_t Word = 0;
         for (uint64_t B = 0; B < Size; ++B)
           Word |= uint32_t(R.Bytes[Off + B]) << (8 * B);
@@ -553,17 +563,134 @@ Expected<std::unique_ptr<Program>> decodeProgram(const TargetInfo &Target, unsig
         raw_string_ostream OS(Text);
         Printer->printInst(&MI, Address, "", *STI, OS);
         Text = StringRef(Text).trim().str();
-        Mnemonic = parseInstruction(Text, WaveSize, I, P->Extra);
+        Mnemonic = parseInstruction(Text, WaveSize, I, P.Extra);
         McName = MII->getName(MI.getOpcode()).str();
       }
       I.Size = uint8_t(Size);
-      if ((Address & 3) == 0)
-        P->IndexByWord[(Address - P->CodeBegin) / 4] = I.Index;
-      P->Insts.push_back(std::move(I));
-      P->Text.push_back(Text);
-      P->Mnemonic.push_back(std::move(Mnemonic));
-      P->McName.push_back(std::move(McName));
+      if ((Address & 3) == 0 && !P.IndexByWord.empty())
+        P.IndexByWord[(Address - P.CodeBegin) / 4] = I.Index;
+      P.Insts.push_back(std::move(I));
+      P.Text.push_back(Text);
+      P.Mnemonic.push_back(std::move(Mnemonic));
+      P.McName.push_back(std::move(McName));
       Off += Size;
+    }
+  }
+};
+
+// The ranges cut into about Count pieces of similar size that decode on their own: each range
+// cut at the split points (instruction starts: kernel entries) nearest past equal shares.
+std::vector<CodeRange> pieces(ArrayRef<CodeRange> Ranges, ArrayRef<uint64_t> SplitPoints,
+                              unsigned Count) {
+  std::vector<uint64_t> Cuts(SplitPoints.begin(), SplitPoints.end());
+  std::sort(Cuts.begin(), Cuts.end());
+  std::vector<CodeRange> Out;
+  for (const CodeRange &R : Ranges) {
+    uint64_t From = R.Address, End = R.Address + R.Bytes.size();
+    for (unsigned K = 1; K < Count; ++K) {
+      uint64_t Share = R.Address + R.Bytes.size() * K / Count;
+      auto It = std::lower_bound(Cuts.begin(), Cuts.end(), std::max(Share, From + 1));
+      while (It != Cuts.end() && (*It - R.Address) % 4)
+        ++It;
+      if (It == Cuts.end() || *It >= End)
+        break;
+      Out.push_back({From, R.Bytes.slice(From - R.Address, *It - From)});
+      From = *It;
+    }
+    Out.push_back({From, R.Bytes.slice(From - R.Address, End - From)});
+  }
+  return Out;
+}
+
+/// Code objects of at least this many bytes of code decode on several threads.
+constexpr uint64_t ParallelDecodeBytes = 256 * 1024;
+
+} // namespace
+
+Expected<std::unique_ptr<Program>> decodeProgram(const TargetInfo &Target, unsigned WaveSize,
+                                                 ArrayRef<CodeRange> Ranges,
+                                                 ArrayRef<uint64_t> SplitPoints, unsigned Threads) {
+  initializeAMDGPU();
+  McDecoder First;
+  if (Error E = First.create(Target, WaveSize))
+    return std::move(E);
+
+  auto P = std::make_unique<Program>();
+  if (Ranges.empty())
+    return std::move(P);
+  P->CodeBegin = UINT64_MAX;
+  uint64_t CodeBytes = 0;
+  for (const CodeRange &R : Ranges) {
+    P->CodeBegin = std::min(P->CodeBegin, R.Address & ~uint64_t(3));
+    P->CodeEnd = std::max(P->CodeEnd, R.Address + R.Bytes.size());
+    CodeBytes += R.Bytes.size();
+  }
+  if (P->CodeEnd - P->CodeBegin > (uint64_t(1) << 30))
+    return createStringError(std::make_error_code(std::errc::invalid_argument),
+                             "executable sections span over 1 GiB");
+  P->IndexByWord.assign((P->CodeEnd - P->CodeBegin + 3) / 4, UINT32_MAX);
+
+  if (!Threads)
+    Threads = CodeBytes >= ParallelDecodeBytes
+                  ? std::clamp(std::thread::hardware_concurrency(), 1u, 16u)
+                  : 1;
+  // Room for as many instructions as there can be (each is 4 bytes or more): the tables never
+  // grow by copying, and pages the reservation does not reach are never touched.
+  auto Reserve = [](Program &Into, uint64_t Bytes, size_t Pieces) {
+    size_t Most = size_t(Bytes / 4 + Pieces);
+    Into.Insts.reserve(Most);
+    Into.Text.reserve(Most);
+    Into.Mnemonic.reserve(Most);
+    Into.McName.reserve(Most);
+  };
+  Reserve(*P, CodeBytes, Ranges.size() + Threads);
+  std::vector<CodeRange> Pieces = Threads > 1
+                                      ? pieces(Ranges, SplitPoints, Threads)
+                                      : std::vector<CodeRange>(Ranges.begin(), Ranges.end());
+  if (Pieces.size() <= Ranges.size()) {
+    for (const CodeRange &R : Ranges)
+      First.decode(R, WaveSize, *P);
+  } else {
+    // A large code object (a library's hundreds of kernels) decodes in pieces of similar size
+    // on as many threads, each with its own MC layer: the first piece into the program itself,
+    // the others into parts appended to it in address order (each part's memory released once
+    // it is in). Each piece starts at an instruction, so the program is the one a single thread
+    // makes.
+    std::vector<Program> Parts(Pieces.size());
+    std::vector<std::string> Failed(Pieces.size()); // why a thread's MC layer was not made
+    std::vector<std::thread> Pool;
+    for (size_t I = 1; I < Pieces.size(); ++I)
+      Pool.emplace_back([&, I] {
+        McDecoder D;
+        if (Error E = D.create(Target, WaveSize)) {
+          Failed[I] = toString(std::move(E));
+          return;
+        }
+        Reserve(Parts[I], Pieces[I].Bytes.size(), 1);
+        D.decode(Pieces[I], WaveSize, Parts[I]);
+      });
+    First.decode(Pieces[0], WaveSize, *P);
+    for (std::thread &T : Pool)
+      T.join();
+    for (const std::string &Why : Failed)
+      if (!Why.empty())
+        return createStringError(std::make_error_code(std::errc::not_supported), Why);
+    for (size_t I = 1; I < Parts.size(); ++I) {
+      Program &Part = Parts[I];
+      uint32_t Base = uint32_t(P->Insts.size()), ExtraBase = uint32_t(P->Extra.size());
+      for (Inst &In : Part.Insts) {
+        In.Index += Base;
+        if (In.Second != UINT32_MAX)
+          In.Second += ExtraBase;
+        if ((In.Address & 3) == 0)
+          P->IndexByWord[(In.Address - P->CodeBegin) / 4] = In.Index;
+        P->Insts.push_back(std::move(In));
+      }
+      std::move(Part.Extra.begin(), Part.Extra.end(), std::back_inserter(P->Extra));
+      std::move(Part.Text.begin(), Part.Text.end(), std::back_inserter(P->Text));
+      std::move(Part.Mnemonic.begin(), Part.Mnemonic.end(), std::back_inserter(P->Mnemonic));
+      std::move(Part.McName.begin(), Part.McName.end(), std::back_inserter(P->McName));
+      Part = Program();
     }
   }
   // Branch targets: PC of the next instruction + SIMM16 * 4 (AMD ISA manuals, SOPP "S_BRANCH").

@@ -19,9 +19,14 @@ struct CodeRange {
 };
 
 // Decodes every instruction of the ranges (executable sections) for one wave size; instructions
-// that do not decode or have no semantics become entries that fault when executed.
+// that do not decode or have no semantics become entries that fault when executed. SplitPoints
+// are addresses known to start instructions (kernel entries), at which a large code object is
+// cut into pieces that decode on several threads: Threads of them, or with 0 one per core (at
+// most 16) when the code is 256 kB or more, else one.
 llvm::Expected<std::unique_ptr<Program>> decodeProgram(const TargetInfo &Target, unsigned WaveSize,
-                                                       llvm::ArrayRef<CodeRange> Ranges);
+                                                       llvm::ArrayRef<CodeRange> Ranges,
+                                                       llvm::ArrayRef<uint64_t> SplitPoints = {},
+                                                       unsigned Threads = 0);
 
 // Parses one instruction as LLVM's AMDGPU printer writes it ("v_add_f32_e64 v0, -v1, s2 clamp")
 // into I (Op, operands, modifiers, immediates). VOPD halves go to Extra. Returns the mnemonic.

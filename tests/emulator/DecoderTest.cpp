@@ -1,6 +1,10 @@
 // The decoder's reading of LLVM's printed AMDGPU syntax into the internal instruction form:
 // register ranges, constants, literals, modifiers, branch offsets, VOPD halves.
 #include "Decoder.h"
+#include "TestUtil.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ObjectFile.h"
 
 #include <gtest/gtest.h>
 
@@ -165,6 +169,52 @@ TEST(Decoder, SemanticsTableHasBothSpellings) {
   auto All = supportedMnemonics();
   EXPECT_GT(All.size(), 400u);
   EXPECT_TRUE(std::is_sorted(All.begin(), All.end()));
+}
+
+// A code object decoded in pieces on several threads (as large ones are: decodeProgram cuts them
+// at kernel entries) is the program one thread decodes: the same instructions, indices, texts,
+// mnemonics, branch targets and VOPD halves (alu_ops for gfx1100 has ten v_dual pairs). Cut here
+// at every third instruction, on four threads.
+TEST(Decoder, PiecesOnThreadsJoinIntoTheSameProgram) {
+  for (const char *Arch : {"gfx942", "gfx1100"}) {
+    SCOPED_TRACE(Arch);
+    auto Buffer = llvm::MemoryBuffer::getFile(test::kernelPath("alu_ops", Arch));
+    ASSERT_TRUE(bool(Buffer));
+    EMU_ASSERT_OK_AND_ASSIGN(Obj, llvm::object::ObjectFile::createObjectFile(**Buffer));
+    std::vector<CodeRange> Ranges;
+    for (const llvm::object::SectionRef &Sec : Obj->sections()) {
+      if (!Sec.isText())
+        continue;
+      EMU_ASSERT_OK_AND_ASSIGN(Contents, Sec.getContents());
+      Ranges.push_back({Sec.getAddress(), llvm::arrayRefFromStringRef<uint8_t>(Contents)});
+    }
+    ASSERT_FALSE(Ranges.empty());
+    EMU_ASSERT_OK_AND_ASSIGN(CO, test::loadKernelObject("alu_ops", Arch));
+    unsigned WaveSize = llvm::StringRef(Arch) == "gfx942" ? 64 : 32;
+    EMU_ASSERT_OK_AND_ASSIGN(One, decodeProgram(CO->target(), WaveSize, Ranges, {}, 1));
+    std::vector<uint64_t> Cuts;
+    for (size_t I = 1; I < One->Insts.size(); I += 3)
+      Cuts.push_back(One->Insts[I].Address);
+    EMU_ASSERT_OK_AND_ASSIGN(Many, decodeProgram(CO->target(), WaveSize, Ranges, Cuts, 4));
+    ASSERT_GT(One->Insts.size(), 100u);
+    ASSERT_EQ(Many->Insts.size(), One->Insts.size());
+    ASSERT_EQ(Many->Extra.size(), One->Extra.size());
+    if (WaveSize == 32)
+      EXPECT_EQ(One->Extra.size(), 20u);
+    EXPECT_EQ(Many->Text, One->Text);
+    EXPECT_EQ(Many->Mnemonic, One->Mnemonic);
+    EXPECT_EQ(Many->McName, One->McName);
+    EXPECT_EQ(Many->IndexByWord, One->IndexByWord);
+    for (size_t I = 0; I < One->Insts.size(); ++I) {
+      const Inst &A = One->Insts[I], &B = Many->Insts[I];
+      ASSERT_TRUE(A.Index == B.Index && A.Address == B.Address && A.Size == B.Size &&
+                  A.Op == B.Op && A.Target == B.Target && A.Second == B.Second &&
+                  A.NumOps == B.NumOps)
+          << "instruction " << I << ": " << One->Text[I];
+    }
+    for (size_t I = 0; I < One->Extra.size(); ++I)
+      EXPECT_EQ(Many->Extra[I].Op, One->Extra[I].Op) << "VOPD half " << I;
+  }
 }
 
 } // namespace
