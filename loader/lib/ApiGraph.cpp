@@ -1042,13 +1042,43 @@ CUresult writeParams(GraphNode *N, CUgraphNodeType T, P GraphNode::*Field, const
 CUresult addChildGraphNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
                            CUgraph ChildGraph) {
   Graph *Child = asGraph(ChildGraph);
-  if (!Child || Child == asGraph(H))
+  if (!Child || Child == asGraph(H) || Child->Moved)
     return CUDA_ERROR_INVALID_VALUE;
   auto N = std::make_unique<GraphNode>();
   N->Type = CU_GRAPH_NODE_TYPE_GRAPH;
   std::unordered_map<const GraphNode *, GraphNode *> Map; // the child is copied
   N->Child = cloneGraph(*Child, Map);
   N->Child->NodeOwned = true;
+  return addNode(Out, H, Deps, NumDeps, std::move(N));
+}
+
+// Whether G holds Inner among its nodes' child and body graphs, at any depth.
+bool holds(const Graph &G, const Graph *Inner) {
+  for (const auto &N : G.Nodes) {
+    if (N->Child && (N->Child.get() == Inner || holds(*N->Child, Inner)))
+      return true;
+    for (const auto &Body : N->Bodies)
+      if (Body.get() == Inner || holds(*Body, Inner))
+        return true;
+  }
+  return false;
+}
+
+// A child graph node that takes the graph itself (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): the
+// graph is the node's from then on, goes with it, and is what cuGraphChildGraphNodeGetGraph
+// answers. A graph that is a node's already, the parent itself, or one holding the parent is
+// refused.
+CUresult addMovedChildGraphNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps,
+                                size_t NumDeps, CUgraph ChildGraph) {
+  Graph *Child = asGraph(ChildGraph), *Parent = asGraph(H);
+  std::vector<GraphNode *> D;
+  if (!Out || !Child || !Parent || Child == Parent || Child->NodeOwned || holds(*Child, Parent) ||
+      !nodesOf(*Parent, Deps, NumDeps, D))
+    return CUDA_ERROR_INVALID_VALUE; // checked first: a refused node must not take the graph
+  auto N = std::make_unique<GraphNode>();
+  N->Type = CU_GRAPH_NODE_TYPE_GRAPH;
+  N->Child.reset(Child);
+  Child->NodeOwned = Child->Moved = true;
   return addNode(Out, H, Deps, NumDeps, std::move(N));
 }
 
@@ -1236,7 +1266,7 @@ static CUresult addMemAllocNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *
   Context *C = currentContext();
   if (!C)
     return CUDA_ERROR_INVALID_CONTEXT;
-  if (!asGraph(H))
+  if (!asGraph(H) || asGraph(H)->Moved)
     return CUDA_ERROR_INVALID_VALUE;
   auto N = allocNode(C, P->bytesize, "cuGraphAddMemAllocNode");
   if (!N)
@@ -1249,7 +1279,7 @@ static CUresult addMemAllocNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *
 }
 static CUresult addMemFreeNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Deps, size_t NumDeps,
                                CUdeviceptr Ptr) {
-  if (!Ptr)
+  if (!Ptr || (asGraph(H) && asGraph(H)->Moved))
     return CUDA_ERROR_INVALID_VALUE;
   auto N = std::make_unique<GraphNode>();
   N->Type = CU_GRAPH_NODE_TYPE_MEM_FREE;
@@ -1375,10 +1405,10 @@ static CUresult addTypedNode(CUgraphNode *Out, CUgraph H, const CUgraphNode *Dep
     return addParamsNode(Out, H, Deps, NumDeps, CU_GRAPH_NODE_TYPE_HOST, &GraphNode::Host, &P->host,
                          nullptr);
   case CU_GRAPH_NODE_TYPE_GRAPH:
-    if (P->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) {
-      log().error("cuGraphAddNode: child graphs moved into their node are not supported by reptx");
-      return CUDA_ERROR_NOT_SUPPORTED;
-    }
+    if (P->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+      return addMovedChildGraphNode(Out, H, Deps, NumDeps, P->graph.graph);
+    if (P->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+      return CUDA_ERROR_INVALID_VALUE;
     return addChildGraphNode(Out, H, Deps, NumDeps, P->graph.graph);
   case CU_GRAPH_NODE_TYPE_EMPTY:
     return addNode(Out, H, Deps, NumDeps, std::make_unique<GraphNode>());
@@ -1746,7 +1776,7 @@ CUresult instantiate(CUgraphExec *Out, CUgraph H, cuuint64_t Flags, CUgraphNode 
     return R;
   };
   Graph *G = asGraph(H);
-  if (!Out || !G)
+  if (!Out || !G || G->Moved)
     return Finish(CUDA_GRAPH_INSTANTIATE_ERROR, CUDA_ERROR_INVALID_VALUE);
   if (ErrNode)
     *ErrNode = nullptr;
@@ -1870,7 +1900,7 @@ CUresult execUpdate(CUgraphExec HE, CUgraph HG, CUgraphExecUpdateResult &Result,
   Graph *G = asGraph(HG);
   ErrNode = nullptr;
   Result = CU_GRAPH_EXEC_UPDATE_ERROR;
-  if (!E || !G)
+  if (!E || !G || G->Moved)
     return CUDA_ERROR_INVALID_VALUE;
   const GraphNode *Err = nullptr;
   Result = updatable(*E->G, *G, Err);

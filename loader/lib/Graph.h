@@ -102,6 +102,9 @@ struct Graph {
   std::unordered_map<const GraphNode *, GraphNode *> Originals; // of a clone: original -> copy
   std::vector<std::shared_ptr<ConditionalHandle>> Handles;      // made for this graph
   bool NodeOwned = false; // a child or body graph of a node: cuGraphDestroy refuses it
+  // A graph the user made and moved into a child graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE):
+  // it cannot be instantiated, updated from, added to another node or given memory nodes.
+  bool Moved = false;
   ~Graph() { T = Tag{}; }
   GraphNode *add(std::unique_ptr<GraphNode> N, llvm::ArrayRef<GraphNode *> Deps);
 };

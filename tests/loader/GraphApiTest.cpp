@@ -1,9 +1,10 @@
 // The structure side of CUDA graphs through the driver API (CUDA Driver API, "Graph Management"):
 // the list queries' convention, edges added and removed, destroyed nodes, cycles refused at
 // instantiation, clones, memset/memcpy nodes, the DOT dump, conditional nodes driven by kernels,
-// memory nodes made node by node, kernel node attributes, programmatic edges and batch memory
-// operation nodes, on the emulator. Expected values are the documented semantics of each entry
-// point; tests/loader/programs/graphs.cu covers capture and launches through cudart.
+// memory nodes made node by node, kernel node attributes, programmatic edges, batch memory
+// operation nodes and child graphs moved into their node, on the emulator. Expected values are the
+// documented semantics of each entry point; tests/loader/programs/graphs.cu covers capture and
+// launches through cudart.
 #include "CudaApi.h"
 
 #include <gtest/gtest.h>
@@ -751,6 +752,50 @@ TEST_F(GraphApi, BatchMemoryOperationNodesRunInOrder) {
   EXPECT_EQ(Got.count, 1u);
   EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree_v2(Words), CUDA_SUCCESS);
+}
+
+// A child graph moved into its node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, cuda.h): the node holds
+// the graph itself, which runs with the parent, goes with it, and can no longer be destroyed,
+// instantiated, updated from, moved or copied into another node, or given memory nodes.
+TEST_F(GraphApi, ChildGraphMovedIntoItsNode) {
+  CUdeviceptr Word;
+  ASSERT_EQ(cuMemAlloc_v2(&Word, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32_v2(Word, 0, 1), CUDA_SUCCESS);
+  CUgraph Child;
+  ASSERT_EQ(cuGraphCreate(&Child, 0), CUDA_SUCCESS);
+  CUgraphNode Fill = fillNode(Child, Word, 0x5eed, Ctx);
+  ASSERT_NE(Fill, nullptr);
+  CUgraphNodeParams P = {};
+  P.type = CU_GRAPH_NODE_TYPE_GRAPH;
+  P.graph = {Child, CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE};
+  // Refused, the graph staying the user's: a dependency of another graph (Child's own node),
+  // a graph moved into itself.
+  CUgraphNode Node = nullptr;
+  EXPECT_EQ(cuGraphAddNode(&Node, G, &Fill, 1, &P), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuGraphAddNode(&Node, Child, nullptr, 0, &P), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGraphAddNode(&Node, G, nullptr, 0, &P), CUDA_SUCCESS);
+  CUgraph Held = nullptr;
+  ASSERT_EQ(cuGraphChildGraphNodeGetGraph(Node, &Held), CUDA_SUCCESS);
+  EXPECT_EQ(Held, Child);
+  // The graph is the node's now.
+  EXPECT_EQ(cuGraphDestroy(Child), CUDA_ERROR_INVALID_VALUE);
+  CUgraphExec E = nullptr;
+  EXPECT_EQ(cuGraphInstantiateWithFlags(&E, Child, 0), CUDA_ERROR_INVALID_VALUE);
+  CUgraphNode Again = nullptr;
+  EXPECT_EQ(cuGraphAddNode(&Again, G, nullptr, 0, &P), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuGraphAddChildGraphNode(&Again, G, nullptr, 0, Child), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuGraphAddMemFreeNode(&Again, Child, nullptr, 0, Word), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
+  CUgraphExecUpdateResultInfo Info = {};
+  EXPECT_EQ(cuGraphExecUpdate_v2(E, Child, &Info), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGraphLaunch(E, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  uint32_t Got = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&Got, Word, 4), CUDA_SUCCESS);
+  EXPECT_EQ(Got, 0x5eedu);
+  EXPECT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(Word), CUDA_SUCCESS);
+  // TearDown's cuGraphDestroy of the parent destroys the child with it.
 }
 
 } // namespace
