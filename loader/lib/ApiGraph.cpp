@@ -111,13 +111,6 @@ bool isDefaultEdge(const CUgraphEdgeData &E) {
   static const CUgraphEdgeData Zero{};
   return std::memcmp(&E, &Zero, sizeof(E)) == 0;
 }
-// Whether every edge is a full dependency (all zero; null: none given).
-bool defaultEdges(const CUgraphEdgeData *Edges, size_t N) {
-  for (size_t I = 0; Edges && I < N; ++I)
-    if (!isDefaultEdge(Edges[I]))
-      return false;
-  return true;
-}
 // Whether E may join From to a node of type To (cuda.h, CUgraphEdgeData and
 // CUgraphDependencyType): only kernel nodes have ports; a programmatic edge joins two kernel
 // nodes from the PROGRAMMATIC or LAUNCH_ORDER port, and the PROGRAMMATIC port needs one; no node
@@ -136,6 +129,31 @@ bool validEdge(const GraphNode &From, CUgraphNodeType To, const CUgraphEdgeData 
     return To == CU_GRAPH_NODE_TYPE_KERNEL && E.from_port != CU_GRAPH_KERNEL_NODE_PORT_DEFAULT;
   return E.from_port != CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
 }
+// A capturing stream's next operation depends on Node as well, through an edge with data E (a
+// node it depends on already keeps its edge).
+void addCaptureDep(Stream &St, GraphNode *Node, const CUgraphEdgeData &E) {
+  if (std::find(St.CaptureDeps.begin(), St.CaptureDeps.end(), Node) != St.CaptureDeps.end())
+    return;
+  St.CaptureDeps.push_back(Node);
+  if (St.CaptureEdges.empty() && isDefaultEdge(E))
+    return;
+  St.CaptureEdges.resize(St.CaptureDeps.size() - 1); // full dependencies before it
+  St.CaptureEdges.push_back(E);
+}
+// Its next operation depends on Nodes alone, through edges with the data Edges gives (null: full
+// dependencies).
+void setCaptureDeps(Stream &St, llvm::ArrayRef<GraphNode *> Nodes,
+                    const CUgraphEdgeData *Edges = nullptr) {
+  St.CaptureDeps.clear();
+  St.CaptureEdges.clear();
+  for (size_t I = 0; I < Nodes.size(); ++I)
+    addCaptureDep(St, Nodes[I], Edges ? Edges[I] : CUgraphEdgeData{});
+}
+// Edge data that may join From to a node of a type not known yet (a capture's next operation).
+bool validCaptureEdge(const GraphNode &From, const CUgraphEdgeData &E) {
+  return validEdge(From, CU_GRAPH_NODE_TYPE_KERNEL, E);
+}
+
 // The data of the edge From -> To (all zero for a full dependency).
 CUgraphEdgeData edgeData(const GraphNode &To, const GraphNode *From) {
   auto It = To.EdgeData.find(From);
@@ -409,7 +427,7 @@ Stream *asStream(CUstream S) {
 void endCapture(Capture *Cap) {
   for (Stream *St : Cap->Streams) {
     St->Cap = nullptr;
-    St->CaptureDeps.clear();
+    setCaptureDeps(*St, {});
   }
   captures().erase(Cap->Id);
   LiveCaptures.fetch_sub(1, std::memory_order_release);
@@ -455,13 +473,20 @@ CUresult reptx::loader::capture(CUstream S, std::unique_ptr<GraphNode> N) {
     return CUDA_ERROR_ILLEGAL_STATE;
   if (Cap->Invalidated)
     return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  // Edge data the dependencies were given (cuStreamBeginCaptureToGraph,
+  // cuStreamUpdateCaptureDependencies_v2) must suit this node.
+  for (size_t I = 0; I < St->CaptureEdges.size(); ++I)
+    if (!validEdge(*St->CaptureDeps[I], N->Type, St->CaptureEdges[I]))
+      return CUDA_ERROR_INVALID_VALUE;
   GraphNode *Node = Cap->graph().add(std::move(N), St->CaptureDeps);
+  for (size_t I = 0; I < St->CaptureEdges.size(); ++I)
+    setEdgeData(*Node, St->CaptureDeps[I], St->CaptureEdges[I]);
   if (Node->Programmatic) // CUDA's capture of programmatic stream serialization
     for (GraphNode *D : Node->Deps)
       if (D->Type == CU_GRAPH_NODE_TYPE_KERNEL)
         Node->EdgeData[D] = {
             CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC, 0, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC, {}};
-  St->CaptureDeps.assign(1, Node);
+  setCaptureDeps(*St, {Node});
   return CUDA_SUCCESS;
 }
 
@@ -535,12 +560,11 @@ CUresult reptx::loader::captureStreamWait(CUstream S, Event *Ev) {
   if (!St->Cap) {
     St->Cap = Cap;
     Cap->Streams.push_back(St);
-    St->CaptureDeps = Ev->CaptureNodes;
+    setCaptureDeps(*St, Ev->CaptureNodes);
     return CUDA_SUCCESS;
   }
   for (GraphNode *N : Ev->CaptureNodes)
-    if (std::find(St->CaptureDeps.begin(), St->CaptureDeps.end(), N) == St->CaptureDeps.end())
-      St->CaptureDeps.push_back(N);
+    addCaptureDep(*St, N, CUgraphEdgeData{});
   return CUDA_SUCCESS;
 }
 
@@ -603,7 +627,8 @@ void reptx::loader::forgetStream(Stream *St) {
 // ------------------------------------------------------------------ capture entry points
 
 static CUresult beginCapture(CUstream S, CUstreamCaptureMode Mode, Graph *Into = nullptr,
-                             llvm::ArrayRef<GraphNode *> Deps = {}) {
+                             llvm::ArrayRef<GraphNode *> Deps = {},
+                             const CUgraphEdgeData *Edges = nullptr) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
@@ -632,7 +657,7 @@ static CUresult beginCapture(CUstream S, CUstreamCaptureMode Mode, Graph *Into =
   captures()[Cap->Id] = Cap;
   LiveCaptures.fetch_add(1, std::memory_order_release);
   St->Cap = Cap;
-  St->CaptureDeps.assign(Deps.begin(), Deps.end());
+  setCaptureDeps(*St, Deps, Edges);
   return CUDA_SUCCESS;
 }
 
@@ -645,9 +670,10 @@ static CUresult beginCaptureToGraph(CUstream S, CUgraph H, const CUgraphNode *De
   std::vector<GraphNode *> D;
   if (!G || !nodesOf(*G, Deps, NumDeps, D))
     return CUDA_ERROR_INVALID_VALUE;
-  if (!defaultEdges(Edges, NumDeps))
-    return CUDA_ERROR_NOT_SUPPORTED;
-  return beginCapture(S, Mode, G, D);
+  for (size_t I = 0; Edges && I < D.size(); ++I)
+    if (!validCaptureEdge(*D[I], Edges[I]))
+      return CUDA_ERROR_INVALID_VALUE;
+  return beginCapture(S, Mode, G, D, Edges);
 }
 
 CUresult cuStreamBeginCapture(CUstream hStream) {
@@ -756,10 +782,10 @@ static CUresult captureInfo(CUstream S, CUstreamCaptureStatus *Status, cuuint64_
   if (Deps)
     *Deps = reinterpret_cast<const CUgraphNode *>(St->CaptureDeps.data());
   if (Edges) {
-    // Every edge of a capture is a full dependency: all-zero edge data, one per dependency.
+    // One per dependency; all zero (full dependencies) unless some were given data.
     thread_local std::vector<CUgraphEdgeData> Zero;
     Zero.assign(St->CaptureDeps.size(), CUgraphEdgeData{});
-    *Edges = Zero.data();
+    *Edges = St->CaptureEdges.empty() ? Zero.data() : St->CaptureEdges.data();
   }
   if (NumDeps)
     *NumDeps = St->CaptureDeps.size();
@@ -818,7 +844,8 @@ CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus 
                      numDependencies_out);
 }
 
-static CUresult updateCaptureDeps(CUstream S, CUgraphNode *Deps, size_t N, unsigned Flags) {
+static CUresult updateCaptureDeps(CUstream S, CUgraphNode *Deps, size_t N, unsigned Flags,
+                                  const CUgraphEdgeData *Edges = nullptr) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
@@ -831,15 +858,14 @@ static CUresult updateCaptureDeps(CUstream S, CUgraphNode *Deps, size_t N, unsig
   std::vector<GraphNode *> New;
   for (size_t I = 0; I < N; ++I) {
     GraphNode *Node = asNode(Deps[I]);
-    if (!Node || Node->Owner != &St->Cap->graph())
+    if (!Node || Node->Owner != &St->Cap->graph() || (Edges && !validCaptureEdge(*Node, Edges[I])))
       return CUDA_ERROR_INVALID_VALUE;
     New.push_back(Node);
   }
   if (Flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES)
-    St->CaptureDeps.clear();
-  for (GraphNode *Node : New)
-    if (std::find(St->CaptureDeps.begin(), St->CaptureDeps.end(), Node) == St->CaptureDeps.end())
-      St->CaptureDeps.push_back(Node);
+    setCaptureDeps(*St, {});
+  for (size_t I = 0; I < New.size(); ++I)
+    addCaptureDep(*St, New[I], Edges ? Edges[I] : CUgraphEdgeData{});
   return CUDA_SUCCESS;
 }
 
@@ -860,7 +886,7 @@ CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dep
                                               size_t numDependencies, unsigned int flags) {
   REPTX_TRACE(cuStreamUpdateCaptureDependencies_v2, hStream, dependencies, dependencyData,
               numDependencies, flags);
-  return updateCaptureDeps(hStream, dependencies, numDependencies, flags);
+  return updateCaptureDeps(hStream, dependencies, numDependencies, flags, dependencyData);
 }
 CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies,
                                                    const CUgraphEdgeData *dependencyData,
@@ -868,7 +894,7 @@ CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode
   REPTX_TRACE(cuStreamUpdateCaptureDependencies_v2_ptsz, hStream, dependencies, dependencyData,
               numDependencies, flags);
   hStream = perThreadDefault(hStream);
-  return updateCaptureDeps(hStream, dependencies, numDependencies, flags);
+  return updateCaptureDeps(hStream, dependencies, numDependencies, flags, dependencyData);
 }
 
 CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {

@@ -107,6 +107,9 @@ struct Stream {
   // operation depends on.
   Capture *Cap = nullptr;
   std::vector<GraphNode *> CaptureDeps;
+  // The data of the edges from CaptureDeps to that operation's node, one each, once one of them
+  // is not a full dependency (empty while all are).
+  std::vector<CUgraphEdgeData> CaptureEdges;
 };
 
 struct Event {

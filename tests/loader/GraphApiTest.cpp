@@ -513,9 +513,9 @@ TEST_F(GraphApi, KernelNodeAttributesAreKeptCopiedAndLaunched) {
 // CUgraphDependencyType): edges with data made, refused where cuda.h rules them out, read back,
 // removed only with their data, cloned, compared by cuGraphExecUpdate; a captured launch with
 // programmatic stream serialization gets programmatic edges from the kernels before it (the CUDA
-// Programming Guide, "Programmatic Dependent Launch", use in graphs), and a launch's programmatic
-// event forks a capture. Every node runs after all the nodes before it, a schedule such edges
-// allow: the counter sees each kernel once.
+// Programming Guide, "Programmatic Dependent Launch", use in graphs), a launch's programmatic
+// event forks a capture, and a capture's dependencies carry edge data. Every node runs after all
+// the nodes before it, a schedule such edges allow: the counter sees each kernel once.
 TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   StepCounter K(G, Ctx);
   CUfunction Step = K.Step;
@@ -662,6 +662,43 @@ TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   ASSERT_EQ(cuEventDestroy_v2(Fork), CUDA_SUCCESS);
   ASSERT_EQ(cuEventDestroy_v2(Join), CUDA_SUCCESS);
   ASSERT_EQ(cuStreamDestroy_v2(S2), CUDA_SUCCESS);
+
+  // Capture dependencies with edge data: a capture into G after A through a programmatic edge,
+  // reported by the capture's info; a memset cannot take it (refused, not captured), a kernel
+  // does; dependencies set again with data.
+  ASSERT_EQ(cuStreamBeginCaptureToGraph(S, G, &A, &Programmatic, 1, CU_STREAM_CAPTURE_MODE_RELAXED),
+            CUDA_SUCCESS);
+  CUstreamCaptureStatus Status;
+  const CUgraphNode *Deps = nullptr;
+  const CUgraphEdgeData *DepData = nullptr;
+  size_t NumDeps = 0;
+  ASSERT_EQ(cuStreamGetCaptureInfo_v3(S, &Status, nullptr, nullptr, &Deps, &DepData, &NumDeps),
+            CUDA_SUCCESS);
+  ASSERT_EQ(NumDeps, 1u);
+  EXPECT_TRUE(Deps[0] == A && Same(DepData[0], Programmatic));
+  EXPECT_EQ(cuMemsetD32Async(K.Counter, 0, 1, S), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuLaunchKernel(Step, 1, 1, 1, 1, 1, 1, 0, S, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamGetCaptureInfo_v3(S, &Status, nullptr, nullptr, &Deps, &DepData, &NumDeps),
+            CUDA_SUCCESS);
+  ASSERT_EQ(NumDeps, 1u);
+  CUgraphNode D = Deps[0];
+  EXPECT_TRUE(Same(DepData[0], Default));
+  ASSERT_EQ(cuStreamUpdateCaptureDependencies_v2(S, &A, &LaunchOrder, 1,
+                                                 CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernel(Step, 1, 1, 1, 1, 1, 1, 0, S, Params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamGetCaptureInfo_v3(S, &Status, nullptr, nullptr, &Deps, &DepData, &NumDeps),
+            CUDA_SUCCESS);
+  CUgraphNode F = Deps[0];
+  CUgraph Into = nullptr;
+  ASSERT_EQ(cuStreamEndCapture(S, &Into), CUDA_SUCCESS);
+  EXPECT_EQ(Into, G);
+  N = 1;
+  ASSERT_EQ(cuGraphNodeGetDependencies_v2(D, From, Data, &N), CUDA_SUCCESS);
+  EXPECT_TRUE(N == 1 && From[0] == A && Same(Data[0], Programmatic));
+  N = 1;
+  ASSERT_EQ(cuGraphNodeGetDependencies_v2(F, From, Data, &N), CUDA_SUCCESS);
+  EXPECT_TRUE(N == 1 && From[0] == A && Same(Data[0], LaunchOrder));
   ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
 }
 
