@@ -674,13 +674,13 @@ typedef struct CUhostNodeParams {
 
 /// An edge's type and its upstream kernel node's port (programmatic dependent launch): a
 /// programmatic edge joins two kernel nodes from the PROGRAMMATIC or LAUNCH_ORDER port.
-typedef enum CUgraphDependencyType_enum {
+typedef enum CUgraphDependencyType_enum : int {
   CU_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
   CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1,
 } CUgraphDependencyType;
-#define CU_GRAPH_KERNEL_NODE_PORT_DEFAULT 0
-#define CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC 1
-#define CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER 2
+unsigned char const CU_GRAPH_KERNEL_NODE_PORT_DEFAULT = 0;
+unsigned char const CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC = 1;
+unsigned char const CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER = 2;
 
 /// An edge's ports and type (the _v2 dependency functions); all zero is a full dependency.
 typedef struct CUgraphEdgeDataValue {
@@ -693,8 +693,8 @@ typedef struct CUgraphEdgeDataValue {
 /// A conditional node's condition (cuGraphConditionalHandleCreate). reptx's handle is the device
 /// address of the 32-bit value that cudaGraphSetConditional in device code stores.
 typedef cuuint64_t CUgraphConditionalHandle;
-#define CU_GRAPH_COND_ASSIGN_DEFAULT 0x1
-typedef enum CUgraphConditionalNodeType_enum {
+unsigned int const CU_GRAPH_COND_ASSIGN_DEFAULT = 0x1;
+typedef enum CUgraphConditionalNodeType_enum : int {
   CU_GRAPH_COND_TYPE_IF = 0,
   CU_GRAPH_COND_TYPE_WHILE = 1,
   CU_GRAPH_COND_TYPE_SWITCH = 2,
@@ -727,7 +727,7 @@ typedef struct CUmemcpyNodeParams {
   CUcontext copyCtx;
   CUDA_MEMCPY3D copyParams;
 } CUDA_MEMCPY_NODE_PARAMS;
-typedef enum CUgraphChildGraphNodeOwnership_enum {
+typedef enum CUgraphChildGraphNodeOwnership_enum : int {
   CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE = 0,
   CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE = 1,
 } CUgraphChildGraphNodeOwnership;
@@ -815,7 +815,7 @@ typedef union CUlaunchAttributeData {
 } CUlaunchAttributeValue;
 
 /// cuFuncIsLoaded: whether a function's module has been loaded (compiled, for reptx) yet.
-typedef enum CUfunctionLoadingState_enum {
+typedef enum CUfunctionLoadingState_enum : int {
   CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
   CU_FUNCTION_LOADING_STATE_LOADED = 1,
   CU_FUNCTION_LOADING_STATE_MAX,
@@ -864,7 +864,7 @@ typedef enum CUstreamWriteValueFlagBits : int {
 
 /// cuStreamBatchMemOp: the operations, and each one's parameters (the operation is the first
 /// field of every member).
-typedef enum CUstreamBatchMemOpType_enum {
+typedef enum CUstreamBatchMemOpType_enum : int {
   CU_STREAM_MEM_OP_WAIT_VALUE_32 = 1,
   CU_STREAM_MEM_OP_WRITE_VALUE_32 = 2,
   CU_STREAM_MEM_OP_WAIT_VALUE_64 = 4,
@@ -872,7 +872,7 @@ typedef enum CUstreamBatchMemOpType_enum {
   CU_STREAM_MEM_OP_BARRIER = 6,
   CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES = 3,
 } CUstreamBatchMemOpType;
-typedef enum CUstreamMemoryBarrier_flags_enum {
+typedef enum CUstreamMemoryBarrier_flags_enum : int {
   CU_STREAM_MEMORY_BARRIER_TYPE_SYS = 0x0,
   CU_STREAM_MEMORY_BARRIER_TYPE_GPU = 0x1,
 } CUstreamMemoryBarrier_flags;
