@@ -234,8 +234,10 @@ const char *ConditionPtx = R"(
 }
 )";
 
-// A kernel node through cuGraphAddNode.
-CUgraphNode kernelNode(CUgraph G, CUfunction F, void **Params, std::vector<CUgraphNode> Deps = {}) {
+// A kernel node of one thread through cuGraphAddNode_v2, after Deps through edges with the data
+// Edges gives (null: full dependencies); Want is the result expected.
+CUgraphNode kernelNode(CUgraph G, CUfunction F, void **Params, std::vector<CUgraphNode> Deps = {},
+                       const CUgraphEdgeData *Edges = nullptr, CUresult Want = CUDA_SUCCESS) {
   CUgraphNodeParams P = {};
   P.type = CU_GRAPH_NODE_TYPE_KERNEL;
   P.kernel.func = F;
@@ -243,7 +245,7 @@ CUgraphNode kernelNode(CUgraph G, CUfunction F, void **Params, std::vector<CUgra
   P.kernel.blockDimX = P.kernel.blockDimY = P.kernel.blockDimZ = 1;
   P.kernel.kernelParams = Params;
   CUgraphNode N = nullptr;
-  EXPECT_EQ(cuGraphAddNode_v2(&N, G, Deps.data(), nullptr, Deps.size(), &P), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphAddNode_v2(&N, G, Deps.data(), Edges, Deps.size(), &P), Want);
   return N;
 }
 
@@ -525,15 +527,7 @@ TEST_F(GraphApi, ProgrammaticEdgesBetweenKernelNodes) {
   const CUgraphEdgeData LaunchOrder = {
       CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER, 0, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC, {}};
   auto Kernel = [&](std::vector<CUgraphNode> Deps, const CUgraphEdgeData *Edges, CUresult Want) {
-    CUgraphNodeParams P = {};
-    P.type = CU_GRAPH_NODE_TYPE_KERNEL;
-    P.kernel.func = Step;
-    P.kernel.gridDimX = P.kernel.gridDimY = P.kernel.gridDimZ = 1;
-    P.kernel.blockDimX = P.kernel.blockDimY = P.kernel.blockDimZ = 1;
-    P.kernel.kernelParams = Params;
-    CUgraphNode N = nullptr;
-    EXPECT_EQ(cuGraphAddNode_v2(&N, G, Deps.data(), Edges, Deps.size(), &P), Want);
-    return N;
+    return kernelNode(G, Step, Params, std::move(Deps), Edges, Want);
   };
   CUgraphNode A = Kernel({}, nullptr, CUDA_SUCCESS);
   CUgraphNode B = Kernel({A}, &Programmatic, CUDA_SUCCESS);
