@@ -1468,8 +1468,8 @@ CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph,
 CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
                                         CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out) {
   REPTX_TRACE(cuGraphBatchMemOpNodeGetParams, hNode, nodeParams_out);
-  GraphNode *N = asNode(hNode);
-  if (!N || !nodeParams_out || N->Type != CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
+  if (!N || !nodeParams_out)
     return CUDA_ERROR_INVALID_VALUE;
   *nodeParams_out = {reinterpret_cast<CUcontext>(N->Ctx), unsigned(N->MemOps.size()),
                      N->MemOps.data(), N->MemOpFlags};
@@ -1478,8 +1478,8 @@ CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
 CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
                                         const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams) {
   REPTX_TRACE(cuGraphBatchMemOpNodeSetParams, hNode, nodeParams);
-  GraphNode *N = asNode(hNode);
-  if (!N || N->Type != CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+  GraphNode *N = nodeOfType(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
+  if (!N)
     return CUDA_ERROR_INVALID_VALUE;
   return setMemOps(*N, nodeParams);
 }
