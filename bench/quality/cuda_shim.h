@@ -113,9 +113,13 @@ template <typename T> static __device__ __forceinline__ T atomicAdd(T *P, T V) {
   return __hip_atomic_fetch_add(P, V, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
 
-// CUDA's __expf is ex2.approx of x*log2(e); rsqrtf is rsqrt.approx (CUDA Math API).
+// CUDA's __expf is ex2.approx.f32 of x*log2(e) (CUDA Math API; nvcc's PTX), which without .ftz
+// keeps subnormal results (PTX ISA 9.7.3.16): llvm.exp2, whose AMDGPU lowering scales inputs
+// below -126 around v_exp_f32 for that, as it does for reptx's ex2.approx.f32. (v_exp_f32
+// alone, __builtin_amdgcn_exp2f, flushes them: that is ex2.approx.ftz.f32.) rsqrtf is
+// rsqrt.approx.
 static __device__ __forceinline__ float __expf(float X) {
-  return __builtin_amdgcn_exp2f(X * 1.4426950408889634f);
+  return __builtin_exp2f(X * 1.4426950408889634f);
 }
 static __device__ __forceinline__ float rsqrtf(float X) { return __builtin_amdgcn_rsqf(X); }
 static __device__ __forceinline__ float fmaxf(float A, float B) { return __builtin_fmaxf(A, B); }
