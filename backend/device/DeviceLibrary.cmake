@@ -8,6 +8,7 @@ set(REPTX_DEVICE_SOURCES
   device/DeviceLaunch.cpp
   device/Directed.cpp
   device/Malloc.cpp
+  device/Matrix.cpp
   device/Mbarrier.cpp
   device/Printf.cpp
   device/Sleep.cpp

@@ -976,6 +976,8 @@ ArrayRef<StringRef> liftedFamilies() {
       "barrier", "membar", "fence", "griddepcontrol",
       // LiftMbarrier.cpp
       "mbarrier",
+      // LiftMatrix.cpp
+      "mma", "ldmatrix",
       // LiftVideo.cpp
       "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
       "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
@@ -1020,6 +1022,8 @@ Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {
     return liftControl(*this, I);
   if (Cat == "video")
     return liftVideo(*this, I);
+  if (Cat == "matrix")
+    return liftMatrix(*this, I);
   return unsupported("unsupported instruction (" + Op + ", " + Cat + ")");
 }
 

@@ -124,6 +124,7 @@ const CaseList &allCases() {
     addWarpCases(L);
     addControlCases(L);
     addVideoCases(L);
+    addMatrixCases(L);
     addSpecialCases(L);
     for (Case &C : L)
       if (C.Skip.empty())

@@ -69,6 +69,7 @@ void addBarrierCases(CaseList &L);
 void addFenceCases(CaseList &L);
 void addWarpCases(CaseList &L);
 void addVideoCases(CaseList &L);
+void addMatrixCases(CaseList &L);
 void addControlCases(CaseList &L);
 void addSpecialCases(CaseList &L);
 

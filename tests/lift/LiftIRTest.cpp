@@ -276,6 +276,60 @@ TEST(LiftIR, SpecialRegistersAndBarrierAreReptxIntrinsics) {
   EXPECT_IR_LACKS(S, "amdgcn");
 }
 
+// mma.sync and ldmatrix are calls to reptx intrinsics named by shape and operand types
+// (Intrinsics.h, "Warp-level matrix instructions"), with the fragment registers as the PTX names
+// them: registers a shape does not have are 0, f16 accumulators are widened to f32 around the call
+// and rounded back, and every ldmatrix matrix is one call with its index and .trans.
+TEST(LiftIR, MatrixInstructionsAreReptxIntrinsics) {
+  std::string S =
+      liftedIR("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, "
+               "{%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f4, %f5, %f6, %f7};");
+  EXPECT_IR_HAS(S, "call <4 x float> @reptx.mma.m16n8k16.f16.f16(i32 ");
+  EXPECT_IR_LACKS(S, "amdgcn");
+  S = liftedIR("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%r6, %r7}, {%r0, %r1}, {%r2}, "
+               "{%r4, %r5};");
+  EXPECT_IR_HAS(S, "@reptx.mma.m16n8k8.f16.f16(i32 ");
+  EXPECT_IR_HAS(S, ", i32 0, i32 0, i32 "); // a2, a3 and b1 do not exist in m16n8k8
+  EXPECT_IR_HAS(S, "fpext half");
+  EXPECT_IR_HAS(S, "fptrunc float");
+  S = liftedIR("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%r0, %r1, %r2, %r3}, "
+               "{%r4, %r5, %r6, %r7}, {%r4, %r5}, {%r0, %r1, %r2, %r3};");
+  EXPECT_IR_HAS(S, "call <4 x i32> @reptx.mma.m16n8k32.s8.u8.satfinite(");
+  S = liftedIR("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, "
+               "{%fd0, %fd1};");
+  EXPECT_IR_HAS(S, "call <2 x double> @reptx.mma.m8n8k4.f64.f64(double ");
+  S = liftedIR("ldmatrix.sync.aligned.x4.trans.m8n8.shared.b16 {%r0, %r1, %r2, %r3}, [%r4];");
+  size_t Calls = 0;
+  for (size_t At = S.find("call i32 @reptx.ldmatrix.b16(ptr addrspace(3) ");
+       At != std::string::npos;
+       At = S.find("call i32 @reptx.ldmatrix.b16(ptr addrspace(3) ", At + 1))
+    ++Calls;
+  EXPECT_EQ(Calls, 4u) << S;
+  EXPECT_IR_HAS(S, ", i32 0, i1 true)");
+  EXPECT_IR_HAS(S, ", i32 3, i1 true)");
+  S = liftedIR("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r0}, [%r4];");
+  EXPECT_IR_HAS(S, ", i32 0, i1 false)");
+  EXPECT_IR_LACKS(S, ", i32 1, i1 false)");
+}
+
+// Matrix forms that are not lifted fail their kernel with the reason and the instruction.
+TEST(LiftIR, MatrixFormsNotLiftedNameTheirReason) {
+  EXPECT_IR_HAS(liftedIR("mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, "
+                         "{%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f4, %f5, %f6, %f7};"),
+                "only the .row.col layouts are lifted");
+  EXPECT_IR_HAS(liftedIR("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, "
+                         "{%r0, %r1, %r2}, {%r4, %r5}, {%f4, %f5, %f6, %f7};"),
+                "mma: wrong number of fragment registers");
+  EXPECT_IR_HAS(liftedIR("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%r0, %r1, %r2, %r3}, "
+                         "{%r4, %r5, %r6, %r7}, {%r4, %r5}, {%r0, %r1, %r2, %r3};"),
+                "mma with .s4");
+  EXPECT_IR_HAS(liftedIR("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r4];"),
+                "ldmatrix: only .m8n8 .x1/.x2/.x4 .b16 is lifted");
+  EXPECT_IR_HAS(liftedIR("wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r0, %r1, %r2, %r3, "
+                         "%r4, %r5, %r6, %r7}, [%r4], 16;"),
+                "unsupported instruction (wmma, matrix)");
+}
+
 // %reserved_smem_offset_*: a 1 KiB shared block of the module's own, offset 1 at its middle (where
 // cooperative groups keep multi-warp tile barriers); cap is the size, end its end.
 TEST(LiftIR, ReservedSharedMemoryOffsetsAddressOneLdsBlock) {

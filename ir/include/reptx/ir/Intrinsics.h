@@ -108,6 +108,22 @@ inline constexpr llvm::StringLiteral MbarrierArrive = "reptx.mbarrier.arrive";
 inline constexpr llvm::StringLiteral MbarrierTestWait = "reptx.mbarrier.test_wait";
 inline constexpr llvm::StringLiteral MbarrierTestWaitParity = "reptx.mbarrier.test_wait.parity";
 
+// Warp-level matrix instructions (PTX ISA 9.7.14.5), convergent; every lane of the warp executes
+// them together (.sync.aligned). The fragment layouts are the PTX ISA's ("Matrix Fragments for
+// mma.m16n8k*", ".row.col"): the registers are passed and returned as the PTX instruction names
+// them, so an NVPTX backend maps each call to one mma.sync/ldmatrix.
+//   <4 x float> @reptx.mma.SHAPE.ATYPE.BTYPE(i32 a0, a1, a2, a3, i32 b0, b1, float c0..c3)
+//        SHAPE.ATYPE: m16n8k16/m16n8k8 .f16/.bf16, m16n8k8/m16n8k4 .tf32, m16n8k32/m16n8k16 with
+//        .e4m3/.e5m2 for each of A and B; f32 accumulators (f16 ones are converted around the
+//        call); registers a shape does not have are 0
+//   <4 x i32>   @reptx.mma.SHAPE.ATYPE.BTYPE[.satfinite](i32 a0..a3, i32 b0, b1, i32 c0..c3)
+//        m16n8k32/m16n8k16 with .s8/.u8 for each of A and B, s32 accumulators
+//   <2 x double> @reptx.mma.m8n8k4.f64.f64(double a, double b, double c0, double c1)
+//   i32  @reptx.ldmatrix.b16(ptr addrspace(3) row, i32 m, i1 trans): the register of matrix m of
+//        ldmatrix.m8n8.b16 [.trans], from the row addresses lanes 8m..8m+7 give (reads memory)
+inline constexpr llvm::StringLiteral MmaPrefix = "reptx.mma.";
+inline constexpr llvm::StringLiteral Ldmatrix = "reptx.ldmatrix.b16";
+
 inline constexpr llvm::StringLiteral Malloc = "reptx.malloc";
 inline constexpr llvm::StringLiteral Free = "reptx.free";
 

@@ -1,0 +1,375 @@
+// Warp-level matrix instructions (PTX ISA 9.7.14.5): mma.sync .row.col of every shape and type
+// pair the toolkit's PTX uses (m16n8k16 f16/bf16 with f32 and f16 accumulators, m16n8k8 tf32 and
+// f16, m16n8k32 s8/u8 with and without .satfinite and e4m3 x e5m2, m8n8k4 f64) and ldmatrix
+// (.x1, .x2.trans, .x4). Each thread's row holds its fragment registers; the reference rebuilds
+// A, B and C of each warp from the fragment layouts of the PTX ISA ("Matrix Fragments for
+// mma.m16n8k*", "mma.m8n8k4 with .f64"), multiplies on the host and hands every thread its
+// registers of D. Inputs are small integers and binary fractions, so every product and sum is
+// exact (the tensor cores' order of summation is not specified); tf32 inputs are valid tf32
+// values (cvt.rna.tf32.f32 results). Two blocks of two warps: both warps of a wave64 wave in
+// packed mode multiply their own matrices.
+#include "../Conformance.h"
+
+#include <cmath>
+
+namespace reptx::conformance {
+
+namespace {
+
+using u64 = uint64_t;
+constexpr unsigned Threads = 128, Block = 64;
+
+// A deterministic generator per case.
+struct Gen {
+  uint64_t S;
+  int range(int Lo, int Hi) {
+    S = S * 6364136223846793005ull + 1442695040888963407ull;
+    return Lo + int((S >> 33) % uint64_t(Hi - Lo + 1));
+  }
+};
+
+// ---- element encodings (PTX ISA 5.2.5); values are exactly representable
+uint32_t halfBits(double V) { // f16
+  if (V == 0)
+    return std::signbit(V) ? 0x8000 : 0;
+  uint32_t S = V < 0 ? 0x8000 : 0;
+  int E;
+  double M = std::frexp(std::fabs(V), &E); // V = M * 2^E, M in [0.5, 1)
+  return S | uint32_t(E - 1 + 15) << 10 | uint32_t((M * 2 - 1) * 1024);
+}
+double fromHalf(uint32_t B) {
+  int E = (B >> 10) & 31, M = B & 1023;
+  double V = E ? std::ldexp(1 + M / 1024.0, E - 15) : std::ldexp(M / 1024.0, -14);
+  return (B & 0x8000) ? -V : V;
+}
+uint32_t bf16Bits(double V) {
+  float F = float(V);
+  uint32_t U;
+  std::memcpy(&U, &F, 4);
+  return U >> 16;
+}
+double fromBf16(uint32_t B) { return asF32(u64(B) << 16); }
+double fromTf32(uint32_t B) { return asF32(B); }
+uint32_t e4m3Bits(double V) { // 1.4.3, bias 7
+  if (V == 0)
+    return 0;
+  uint32_t S = V < 0 ? 0x80 : 0;
+  int E;
+  double M = std::frexp(std::fabs(V), &E);
+  return S | uint32_t(E - 1 + 7) << 3 | uint32_t((M * 2 - 1) * 8);
+}
+double fromE4m3(uint32_t B) {
+  int E = (B >> 3) & 15, M = B & 7;
+  double V = E ? std::ldexp(1 + M / 8.0, E - 7) : std::ldexp(M / 8.0, -6);
+  return (B & 0x80) ? -V : V;
+}
+uint32_t e5m2Bits(double V) { return halfBits(V) >> 8; } // the upper byte of an f16
+double fromE5m2(uint32_t B) { return fromHalf(B << 8); }
+
+enum class Elem { F16, Bf16, Tf32, E4m3, E5m2, S8, U8 };
+unsigned elemBits(Elem E) {
+  return E == Elem::F16 || E == Elem::Bf16 ? 16 : E == Elem::Tf32 ? 32 : 8;
+}
+const char *elemName(Elem E) {
+  switch (E) {
+  case Elem::F16:
+    return "f16";
+  case Elem::Bf16:
+    return "bf16";
+  case Elem::Tf32:
+    return "tf32";
+  case Elem::E4m3:
+    return "e4m3";
+  case Elem::E5m2:
+    return "e5m2";
+  case Elem::S8:
+    return "s8";
+  default:
+    return "u8";
+  }
+}
+// A random exact value of the type: integers (and halves for the float types). Small: values whose
+// sums of 16 products stay exact in f16 (for f16 accumulators).
+double randomValue(Elem E, Gen &G, bool Small) {
+  if (Small)
+    return G.range(-4, 4);
+  switch (E) {
+  case Elem::S8:
+    return G.range(-128, 127);
+  case Elem::U8:
+    return G.range(0, 255);
+  case Elem::E4m3:
+    return G.range(-12, 12) * 0.5;
+  case Elem::E5m2: { // two mantissa bits: 1, 1.25, 1.5, 1.75 times a power of two
+    static const double V[] = {0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8};
+    double X = V[G.range(0, 12)];
+    return G.range(0, 1) ? -X : X;
+  }
+  case Elem::Tf32:
+    return G.range(-64, 64) * 0.125;
+  default:
+    return G.range(-16, 16) * 0.5;
+  }
+}
+uint32_t encode(Elem E, double V) {
+  switch (E) {
+  case Elem::F16:
+    return halfBits(V);
+  case Elem::Bf16:
+    return bf16Bits(V);
+  case Elem::Tf32:
+    return uint32_t(f32(float(V)));
+  case Elem::E4m3:
+    return e4m3Bits(V);
+  case Elem::E5m2:
+    return e5m2Bits(V);
+  default:
+    return uint32_t(int64_t(V)) & 0xff;
+  }
+}
+double decode(Elem E, uint32_t B) {
+  switch (E) {
+  case Elem::F16:
+    return fromHalf(B);
+  case Elem::Bf16:
+    return fromBf16(B);
+  case Elem::Tf32:
+    return fromTf32(B);
+  case Elem::E4m3:
+    return fromE4m3(B);
+  case Elem::E5m2:
+    return fromE5m2(B);
+  case Elem::S8:
+    return double(int8_t(B));
+  default:
+    return double(B & 0xff);
+  }
+}
+
+enum class Acc { F32, F16, S32 };
+
+// mma.m16n8kK with .row A and .col B (PTX ISA "Matrix Fragments for mma.m16n8k*"): lane 4g + t,
+// P = 32 / bits elements per register, S = K / 4P spans of k:
+//   A register r + 2s: row g + 8r, k = 4Ps + Pt + (0..P-1);   B register s: column g, same k;
+//   C/D element i: row g + 8(i / 2), column 2t + (i & 1).
+struct MmaCase {
+  unsigned K;
+  Elem A, B;
+  Acc C, D;
+  bool Satfinite = false;
+};
+
+std::string accType(Acc A) { return A == Acc::F32 ? "f32" : A == Acc::F16 ? "f16" : "s32"; }
+
+Case mmaCase(const MmaCase &M, uint64_t Seed) {
+  unsigned P = 32 / elemBits(M.A), S = M.K / (4 * P);
+  unsigned ARegs = 2 * S, BRegs = S, CRegs = M.C == Acc::F16 ? 2 : 4,
+           DRegs = M.D == Acc::F16 ? 2 : 4;
+  Case C;
+  C.Family = "matrix";
+  std::string Types = accType(M.D) + "." + elemName(M.A) + "." + elemName(M.B) + "." + accType(M.C);
+  std::string Ptx = "mma.sync.aligned.m16n8k" + std::to_string(M.K) + ".row.col" +
+                    (M.Satfinite ? ".satfinite." : ".") + Types;
+  C.Name = Ptx;
+  auto List = [](const char *Reg, unsigned First, unsigned N) {
+    std::string S = "{";
+    for (unsigned I = 0; I < N; ++I)
+      S += (I ? ", %" : "%") + std::string(Reg) + std::to_string(First + I);
+    return S + "}";
+  };
+  C.Body = Ptx + " " + List("d", 0, DRegs) + ", " + List("a", 0, ARegs) + ", " +
+           List("a", ARegs, BRegs) + ", " + List("a", ARegs + BRegs, CRegs) + ";";
+  for (unsigned I = 0; I < ARegs + BRegs; ++I)
+    C.InTypes.push_back("b32");
+  for (unsigned I = 0; I < CRegs; ++I)
+    C.InTypes.push_back(M.C == Acc::F16 ? "b32" : accType(M.C));
+  for (unsigned I = 0; I < DRegs; ++I)
+    C.OutTypes.push_back(M.D == Acc::F16 ? "b32" : accType(M.D));
+  Gen G{Seed};
+  for (unsigned T = 0; T < Threads; ++T) {
+    std::vector<u64> Row;
+    for (unsigned R = 0; R < ARegs + BRegs; ++R) {
+      Elem E = R < ARegs ? M.A : M.B;
+      uint32_t Reg = 0;
+      for (unsigned Sub = 0; Sub < P; ++Sub)
+        Reg |= encode(E, randomValue(E, G, M.C == Acc::F16) *
+                             (R >= ARegs && M.C == Acc::F16 ? 0.25 : 1))
+               << (Sub * (32 / P));
+      Row.push_back(Reg);
+    }
+    if (M.C == Acc::F16) {
+      for (unsigned R = 0; R < 2; ++R)
+        Row.push_back(halfBits(G.range(-20, 20) * 0.5) | halfBits(G.range(-20, 20) * 0.5) << 16);
+    } else {
+      for (unsigned R = 0; R < 4; ++R) {
+        if (M.C == Acc::F32)
+          Row.push_back(f32(float(G.range(-100, 100))));
+        else if (R < 2) // near the ends of the s32 range: the sum saturates or wraps
+          Row.push_back(
+              uint32_t(R == 0 ? 0x7fff0000 + G.range(0, 99) : -0x7fff0000 - G.range(0, 99)));
+        else
+          Row.push_back(uint32_t(G.range(-1000, 1000)));
+      }
+    }
+    C.Rows.push_back(Row);
+  }
+  C.Ref = [M, P, S, ARegs, BRegs](RefContext &X) {
+    for (size_t W = 0; W < X.In.size(); W += 32) {
+      double A[16][32] = {}, B[32][8] = {}, Cm[16][8] = {};
+      for (unsigned L = 0; L < 32; ++L) {
+        const std::vector<u64> &R = X.In[W + L];
+        unsigned Gr = L >> 2, T = L & 3;
+        for (unsigned Sp = 0; Sp < S; ++Sp)
+          for (unsigned Sub = 0; Sub < P; ++Sub) {
+            unsigned K = 4 * P * Sp + P * T + Sub, Shift = Sub * (32 / P);
+            uint32_t Mask = P == 1 ? ~0u : (1u << (32 / P)) - 1;
+            for (unsigned Half = 0; Half < 2; ++Half)
+              A[Gr + 8 * Half][K] = decode(M.A, uint32_t(R[Half + 2 * Sp] >> Shift) & Mask);
+            B[K][Gr] = decode(M.B, uint32_t(R[ARegs + Sp] >> Shift) & Mask);
+          }
+        for (unsigned I = 0; I < 4; ++I) {
+          unsigned Row = Gr + 8 * (I / 2), Col = 2 * T + (I & 1);
+          u64 V = M.C == Acc::F16 ? (R[ARegs + BRegs + I / 2] >> (16 * (I & 1))) & 0xffff
+                                  : R[ARegs + BRegs + I];
+          Cm[Row][Col] = M.C == Acc::F16   ? fromHalf(uint32_t(V))
+                         : M.C == Acc::F32 ? double(asF32(V))
+                                           : double(int32_t(uint32_t(V)));
+        }
+      }
+      for (unsigned L = 0; L < 32; ++L) {
+        unsigned Gr = L >> 2, T = L & 3;
+        std::vector<u64> Out(M.D == Acc::F16 ? 2 : 4, 0);
+        for (unsigned I = 0; I < 4; ++I) {
+          unsigned Row = Gr + 8 * (I / 2), Col = 2 * T + (I & 1);
+          double Sum = Cm[Row][Col];
+          for (unsigned K = 0; K < M.K; ++K)
+            Sum += A[Row][K] * B[K][Col];
+          if (M.D == Acc::F16)
+            Out[I / 2] |= u64(halfBits(Sum)) << (16 * (I & 1));
+          else if (M.D == Acc::F32)
+            Out[I] = f32(float(Sum));
+          else if (M.Satfinite)
+            Out[I] = uint32_t(int32_t(std::fmin(std::fmax(Sum, -2147483648.0), 2147483647.0)));
+          else // wraps as s32 arithmetic
+            Out[I] = uint32_t(int64_t(Sum));
+        }
+        X.Out[W + L] = Out;
+      }
+    }
+  };
+  C.Block = Block;
+  return C;
+}
+
+// mma.m8n8k4 .f64 (PTX ISA "mma.m8n8k4 with .f64"): lane 4g + t holds A[g][t], B[t][g] and
+// D[g][2t + i]; D = fma(A[g][k], B[k][n], ...) in k order (each step exact here).
+Case mmaF64Case(uint64_t Seed) {
+  Case C;
+  C.Family = "matrix";
+  C.Name = "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64";
+  C.Body = C.Name + " {%d0, %d1}, {%a0}, {%a1}, {%a2, %a3};";
+  C.InTypes = {"f64", "f64", "f64", "f64"};
+  C.OutTypes = {"f64", "f64"};
+  Gen G{Seed};
+  for (unsigned T = 0; T < Threads; ++T)
+    C.Rows.push_back({f64(G.range(-999, 999) / 64.0), f64(G.range(-999, 999) / 32.0),
+                      f64(G.range(-9999, 9999)), f64(G.range(-9999, 9999))});
+  C.Ref = [](RefContext &X) {
+    for (size_t W = 0; W < X.In.size(); W += 32)
+      for (unsigned L = 0; L < 32; ++L) {
+        unsigned Gr = L >> 2, T = L & 3;
+        std::vector<u64> Out;
+        for (unsigned I = 0; I < 2; ++I) {
+          unsigned N = 2 * T + I;
+          double Sum = asF64(X.In[W + L][2 + I]);
+          for (unsigned K = 0; K < 4; ++K)
+            Sum = std::fma(asF64(X.In[W + 4 * Gr + K][0]), asF64(X.In[W + 4 * N + K][1]), Sum);
+          Out.push_back(f64(Sum));
+        }
+        X.Out[W + L] = Out;
+      }
+  };
+  C.Block = Block;
+  return C;
+}
+
+// ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 (PTX ISA 9.7.14.5.15). Every thread stores its
+// row's value (two b16 elements) into its warp's 512-byte area of a shared array, so matrix m of
+// the warp is the 8 x 8 b16 block at byte 128m, row r at 128m + 16r; lane l then gives the
+// address of row l % 8 of matrix l / 8 (lanes past 8N give theirs too, which ldmatrix ignores).
+// Without .trans lane l receives row l / 4, elements 2(l % 4) and 2(l % 4) + 1 of each matrix;
+// with .trans, row 2(l % 4) and 2(l % 4) + 1 of column l / 4.
+Case ldmatrixCase(unsigned N, bool Trans) {
+  Case C;
+  C.Family = "matrix";
+  std::string Ptx =
+      "ldmatrix.sync.aligned.m8n8.x" + std::to_string(N) + (Trans ? ".trans" : "") + ".shared.b16";
+  C.Name = Ptx;
+  C.ModuleDecls = ".shared .align 16 .b8 $tile[1024];";
+  std::string Dst = "{";
+  for (unsigned I = 0; I < N; ++I) {
+    Dst += (I ? ", %d" : "%d") + std::to_string(I);
+    C.OutTypes.push_back("b32");
+  }
+  Dst += "}";
+  // %r1 = lane, %r2 = warp in block; the warp's area at 512 * warp; its row 16 * lane (x4 takes
+  // 32 rows of 16 bytes: the whole area).
+  C.Body = "mov.u32 %r1, %laneid;\n shr.u32 %r2, %tid.x, 5;\n mov.u32 %r3, $tile;\n"
+           " mad.lo.u32 %r3, %r2, 512, %r3;\n mad.lo.u32 %r4, %r1, 16, %r3;\n"
+           " st.shared.v4.b32 [%r4], {%a0, %a1, %a2, %a3};\n bar.sync 0;\n"
+           " " +
+           Ptx + " " + Dst + ", [%r4];";
+  C.InTypes = {"b32", "b32", "b32", "b32"};
+  Gen G{0x1d3a + N * 2 + Trans};
+  for (unsigned T = 0; T < Threads; ++T) {
+    std::vector<u64> Row;
+    for (unsigned I = 0; I < 4; ++I)
+      Row.push_back(uint32_t(G.range(0, 0xffff)) | uint32_t(G.range(0, 0xffff)) << 16);
+    C.Rows.push_back(Row);
+  }
+  C.Ref = [N, Trans](RefContext &X) {
+    for (size_t W = 0; W < X.In.size(); W += 32) {
+      // Element (matrix m, row r, column c) = b16 number 8r + c of row 8m + r's 16 bytes, which
+      // thread 8m + r of the warp stored (word c / 2, half c % 2).
+      auto At = [&](unsigned Mtx, unsigned R, unsigned Col) {
+        return uint32_t(X.In[W + 8 * Mtx + R][Col / 2] >> (16 * (Col % 2))) & 0xffff;
+      };
+      for (unsigned L = 0; L < 32; ++L) {
+        std::vector<u64> Out;
+        for (unsigned Mtx = 0; Mtx < N; ++Mtx) {
+          unsigned R = L / 4, Col = 2 * (L % 4);
+          uint32_t Lo = Trans ? At(Mtx, Col, R) : At(Mtx, R, Col);
+          uint32_t Hi = Trans ? At(Mtx, Col + 1, R) : At(Mtx, R, Col + 1);
+          Out.push_back(Lo | Hi << 16);
+        }
+        X.Out[W + L] = Out;
+      }
+    }
+  };
+  C.Block = Block;
+  return C;
+}
+
+} // namespace
+
+void addMatrixCases(CaseList &L) {
+  uint64_t Seed = 0x6d6d61;
+  for (MmaCase M : {MmaCase{16, Elem::F16, Elem::F16, Acc::F32, Acc::F32},
+                    MmaCase{16, Elem::Bf16, Elem::Bf16, Acc::F32, Acc::F32},
+                    MmaCase{16, Elem::F16, Elem::F16, Acc::F16, Acc::F16},
+                    MmaCase{8, Elem::F16, Elem::F16, Acc::F32, Acc::F32},
+                    MmaCase{8, Elem::Tf32, Elem::Tf32, Acc::F32, Acc::F32},
+                    MmaCase{32, Elem::S8, Elem::S8, Acc::S32, Acc::S32, true},
+                    MmaCase{32, Elem::U8, Elem::S8, Acc::S32, Acc::S32, false},
+                    MmaCase{16, Elem::S8, Elem::U8, Acc::S32, Acc::S32, true},
+                    MmaCase{32, Elem::E4m3, Elem::E5m2, Acc::F32, Acc::F32},
+                    MmaCase{32, Elem::E4m3, Elem::E4m3, Acc::F32, Acc::F32}})
+    L.push_back(mmaCase(M, Seed++));
+  L.push_back(mmaF64Case(Seed++));
+  L.push_back(ldmatrixCase(1, false));
+  L.push_back(ldmatrixCase(2, true));
+  L.push_back(ldmatrixCase(4, false));
+  L.push_back(ldmatrixCase(4, true));
+}
+
+} // namespace reptx::conformance
