@@ -48,7 +48,7 @@ namespace {
   "scale_vec::4X,ue8m0,ue4m3,m8n8k4,m8n8k16,m8n8k32,m8n8k128,m16n8k4,m16n8k8,m16n8k16,m16n8k32,"   \
   "m16n8k64,m16n8k128,m16n8k256,m16n16k16,m32n8k16,m8n32k16,m16n16k8,m8n8k64,f16,f32,f64,bf16,"    \
   "tf32,s8,u8,s4,u4,b1,s32,e4m3,e5m2,e3m2,e2m3,e2m1,xor,and,popc,a,b,c,d,load,store,mma,shared,"   \
-  "shared::cta,global,relu,abs,NaN"
+  "shared::cta,global,relu,abs,NaN,rn,rz,rm,rp"
 #define WGMMA_MODS                                                                                 \
   "sync,aligned,fence,commit_group,wait_group,mma_async,sp,satfinite,f16,f32,bf16,tf32,e4m3,"      \
   "e5m2,s8,u8,s32,b1,and,popc," WGMMA_SHAPES

@@ -234,6 +234,391 @@ Error liftLdmatrix(FunctionLifter &L, const ptx::Instruction &I) {
   return Error::success();
 }
 
+// ---- wmma (PTX ISA 9.7.14.4). The mapping of matrix elements to fragment registers is
+// unspecified by the PTX ISA (fragments only go through wmma.load, wmma.mma, wmma.store and
+// element-wise code), so reptx picks the mma.sync fragment layouts: an m16n16, m32n8 or m8n32 tile
+// is a grid of m16n8 tiles (m8n32: their upper eight rows), A holds the A fragments of its 16-row
+// blocks (m8n32: only the registers of rows g), B the B fragments of its 8-column blocks and C/D
+// the accumulators of every m16n8 tile (m8n32: elements 0 and 1), so wmma.mma is one mma.sync
+// helper call per m16n8 tile. .f16 A and B have more registers than elements (8 .f16x2 whatever
+// the shape): the data registers come first and the others repeat them. m8n8k4 .f64 is
+// mma.m8n8k4's layout. Loads and stores are per lane from the elements' addresses, with the
+// stride (in elements) between rows (.row) or columns (.col), the leading dimension by default.
+struct WmmaGeom {
+  unsigned M = 0, N = 0, K = 0;
+  unsigned P = 0, S = 0; // elements per A/B register, spans of k (mma helper's)
+  unsigned RowBlocks = 0, ColBlocks = 0;
+  bool EightRows = false;        // m8n32: one 8-row block
+  unsigned ARegs = 0, BRegs = 0; // data registers
+  unsigned PtxARegs = 0, PtxBRegs = 0;
+  unsigned ElemBits = 0; // A/B element width
+  StringRef Helper;      // the mma helper's shape and types, e.g. "m16n8k16.f16.f16"
+};
+
+std::optional<WmmaGeom> wmmaGeom(StringRef Shape, StringRef TypeName) {
+  WmmaGeom G;
+  if (Shape == "m16n16k16")
+    G.M = 16, G.N = 16, G.K = 16;
+  else if (Shape == "m32n8k16")
+    G.M = 32, G.N = 8, G.K = 16;
+  else if (Shape == "m8n32k16")
+    G.M = 8, G.N = 32, G.K = 16;
+  else if (Shape == "m16n16k8" && TypeName == "tf32")
+    G.M = 16, G.N = 16, G.K = 8;
+  else
+    return std::nullopt;
+  if (TypeName == "f16" || TypeName == "bf16")
+    G.ElemBits = 16;
+  else if (TypeName == "s8" || TypeName == "u8")
+    G.ElemBits = 8;
+  else if (TypeName == "tf32" && G.K == 8)
+    G.ElemBits = 32;
+  else
+    return std::nullopt;
+  G.P = 32 / G.ElemBits;
+  G.S = G.K / (4 * G.P);
+  G.EightRows = G.M == 8;
+  G.RowBlocks = G.EightRows ? 1 : G.M / 16;
+  G.ColBlocks = G.N / 8;
+  G.ARegs = G.RowBlocks * (G.EightRows ? 1 : 2) * G.S;
+  G.BRegs = G.ColBlocks * G.S;
+  G.PtxARegs = TypeName == "f16" ? 8 : G.ARegs;
+  G.PtxBRegs = TypeName == "f16" ? 8 : G.BRegs;
+  return G;
+}
+
+// Per-lane element coordinates of the fragments (lane = 4g + t).
+struct Coord {
+  Value *Row, *Col;
+};
+
+// A data register R, element Sub: (row m, column k).
+Coord wmmaACoord(IRBuilder<> &B, const WmmaGeom &G, Value *Gr, Value *T, unsigned R, unsigned Sub) {
+  unsigned PerBlock = (G.EightRows ? 1 : 2) * G.S, Rb = R / PerBlock, Rem = R % PerBlock;
+  unsigned Half = G.EightRows ? 0 : Rem % 2, Span = G.EightRows ? Rem : Rem / 2;
+  Value *Row = B.CreateAdd(Gr, B.getInt32(16 * Rb + 8 * Half));
+  Value *Col = B.CreateAdd(B.CreateMul(T, B.getInt32(G.P)), B.getInt32(4 * G.P * Span + Sub));
+  return {Row, Col};
+}
+// B data register R, element Sub: (row k, column n).
+Coord wmmaBCoord(IRBuilder<> &B, const WmmaGeom &G, Value *Gr, Value *T, unsigned R, unsigned Sub) {
+  unsigned Nb = R / G.S, Span = R % G.S;
+  Value *Row = B.CreateAdd(B.CreateMul(T, B.getInt32(G.P)), B.getInt32(4 * G.P * Span + Sub));
+  return {Row, B.CreateAdd(Gr, B.getInt32(8 * Nb))};
+}
+// Accumulator element Idx: (row m, column n).
+Coord wmmaCCoord(IRBuilder<> &B, const WmmaGeom &G, Value *Gr, Value *T, unsigned Idx) {
+  unsigned E = G.EightRows ? 2 : 4, Tile = Idx / E, I = Idx % E;
+  unsigned Rb = Tile / G.ColBlocks, Nb = Tile % G.ColBlocks;
+  Value *Row = B.CreateAdd(Gr, B.getInt32(16 * Rb + 8 * (I / 2)));
+  Value *Col = B.CreateAdd(B.CreateShl(T, 1), B.getInt32(8 * Nb + (I & 1)));
+  return {Row, Col};
+}
+
+// The wmma memory operand: a pointer in the instruction's state space (generic without one).
+Expected<Value *> wmmaAddress(FunctionLifter &L, const ptx::Operand &Op) {
+  unsigned AS = L.hasMod(".global")                               ? GlobalAS
+                : L.hasMod(".shared") || L.hasMod(".shared::cta") ? SharedAS
+                                                                  : GenericAS;
+  return L.address(Op, AS);
+}
+
+// The element at (Row, Col) of a matrix with layout Rowmajor and Stride elements of EltBytes.
+Value *elementPtr(IRBuilder<> &B, Value *Base, Coord C, bool RowMajor, Value *Stride,
+                  unsigned EltBytes) {
+  Value *Major = RowMajor ? C.Row : C.Col, *Minor = RowMajor ? C.Col : C.Row;
+  Value *Index = B.CreateAdd(B.CreateMul(Major, Stride), Minor);
+  Value *Off = B.CreateMul(B.CreateSExt(Index, B.getInt64Ty()), B.getInt64(EltBytes));
+  return B.CreateGEP(B.getInt8Ty(), Base, Off);
+}
+
+Error liftWmmaLoadStore(FunctionLifter &L, const ptx::Instruction &I, bool Store) {
+  IRBuilder<> &B = L.B;
+  StringRef Frag = L.hasMod(".a") ? "a" : L.hasMod(".b") ? "b" : L.hasMod(".c") ? "c" : "";
+  if (Store)
+    Frag = L.hasMod(".d") ? "d" : "";
+  bool RowMajor = L.hasMod(".row"), ColMajor = L.hasMod(".col");
+  StringRef Shape, TypeName;
+  for (StringRef M : I.Mods) {
+    if (M.starts_with(".m") && M.contains('n') && M.contains('k'))
+      Shape = M.drop_front();
+    else if (M == ".f16" || M == ".bf16" || M == ".s8" || M == ".u8" || M == ".tf32" ||
+             M == ".f32" || M == ".s32" || M == ".f64" || M == ".s4" || M == ".u4" || M == ".b1")
+      TypeName = M.drop_front();
+  }
+  if (Frag.empty() || RowMajor == ColMajor || Shape.empty() || TypeName.empty())
+    return L.unsupported("wmma: fragment, layout, shape or type missing");
+  if (I.Ops.size() != 2 && I.Ops.size() != 3)
+    return L.unsupported();
+  const ptx::Operand &Regs = Store ? I.Ops[1] : I.Ops[0];
+  const ptx::Operand &Addr = Store ? I.Ops[0] : I.Ops[1];
+  ArrayRef<ptx::Operand> R = elements(Regs);
+  auto Base = wmmaAddress(L, Addr);
+  if (!Base)
+    return Base.takeError();
+  Type *I32 = B.getInt32Ty();
+  Value *Lane = warpSpecialRegister(L, "%laneid");
+  Value *Gr = B.CreateLShr(Lane, 2), *T = B.CreateAnd(Lane, 3);
+  bool Acc = Frag == "c" || Frag == "d";
+
+  if (Shape == "m8n8k4") {
+    // .f64: mma.m8n8k4's layout: A (g, t), B (t, g), C/D (g, 2t + i).
+    if (TypeName != "f64" || R.size() != (Acc ? 2u : 1u))
+      return L.unsupported("wmma: this m8n8k4 form is not lifted");
+    unsigned Ld = Frag == "a" ? (RowMajor ? 4 : 8) : Frag == "b" ? (RowMajor ? 8 : 4) : 8;
+    Value *Stride = B.getInt32(Ld);
+    if (I.Ops.size() == 3) {
+      auto S = L.read(I.Ops[2], I32);
+      if (!S)
+        return S.takeError();
+      Stride = *S;
+    }
+    for (unsigned K = 0; K < R.size(); ++K) {
+      Coord C = Frag == "a"   ? Coord{Gr, T}
+                : Frag == "b" ? Coord{T, Gr}
+                              : Coord{Gr, B.CreateAdd(B.CreateShl(T, 1), B.getInt32(K))};
+      Value *Ptr = elementPtr(B, *Base, C, RowMajor, Stride, 8);
+      if (Store) {
+        auto V = L.read(R[K], B.getDoubleTy());
+        if (!V)
+          return V.takeError();
+        B.CreateAlignedStore(*V, Ptr, Align(8));
+      } else if (Error E = L.write(R[K], B.CreateAlignedLoad(B.getDoubleTy(), Ptr, Align(8)))) {
+        return E;
+      }
+    }
+    return Error::success();
+  }
+
+  StringRef ElemType = TypeName;
+  if (Acc) {
+    // The accumulator's shape is the mma's: any A/B type that has the shape gives its geometry.
+    ElemType = Shape == "m16n16k8" ? "tf32" : "f16";
+    if (TypeName != "f16" && TypeName != "f32" && TypeName != "s32")
+      return L.unsupported("wmma: accumulator type ." + TypeName + " is not lifted");
+  }
+  auto G = wmmaGeom(Shape, ElemType);
+  if (!G)
+    return L.unsupported("wmma: shape ." + Shape + " with ." + TypeName + " is not lifted");
+  unsigned Rows = Frag == "a" ? G->M : Frag == "b" ? G->K : G->M;
+  unsigned Cols = Frag == "a" ? G->K : Frag == "b" ? G->N : G->N;
+  Value *Stride = B.getInt32(RowMajor ? Cols : Rows);
+  if (I.Ops.size() == 3) {
+    auto S = L.read(I.Ops[2], I32);
+    if (!S)
+      return S.takeError();
+    Stride = *S;
+  }
+
+  if (Acc) {
+    // Eight elements per lane: f32/s32 registers, or four .f16x2 registers.
+    bool Half = TypeName == "f16";
+    if (R.size() != (Half ? 4u : 8u))
+      return L.unsupported("wmma: wrong number of accumulator registers");
+    unsigned Bytes = Half ? 2 : 4;
+    Type *EltTy = Half ? B.getInt16Ty() : I32;
+    for (unsigned K = 0; K < R.size(); ++K) {
+      unsigned PerReg = Half ? 2 : 1;
+      Value *RegV = nullptr;
+      if (Store) {
+        auto V = L.read(R[K], I32);
+        if (!V)
+          return V.takeError();
+        RegV = *V;
+      }
+      Value *Acc32 = B.getInt32(0);
+      for (unsigned H = 0; H < PerReg; ++H) {
+        Coord C = wmmaCCoord(B, *G, Gr, T, K * PerReg + H);
+        Value *Ptr = elementPtr(B, *Base, C, RowMajor, Stride, Bytes);
+        if (Store) {
+          Value *E = B.CreateTrunc(B.CreateLShr(RegV, 16 * H), EltTy);
+          B.CreateAlignedStore(E, Ptr, Align(Bytes));
+        } else {
+          Value *E = B.CreateZExt(B.CreateAlignedLoad(EltTy, Ptr, Align(Bytes)), I32);
+          Acc32 = B.CreateOr(Acc32, B.CreateShl(E, 16 * H));
+        }
+      }
+      if (!Store)
+        if (Error E = L.write(R[K], Acc32))
+          return E;
+    }
+    return Error::success();
+  }
+
+  // A or B: data registers of P packed elements; .f16's extra registers repeat them.
+  unsigned Data = Frag == "a" ? G->ARegs : G->BRegs;
+  unsigned Ptx = Frag == "a" ? G->PtxARegs : G->PtxBRegs;
+  if (R.size() != Ptx)
+    return L.unsupported("wmma: wrong number of fragment registers");
+  unsigned Bytes = G->ElemBits / 8;
+  Type *EltTy = B.getIntNTy(G->ElemBits);
+  SmallVector<Value *, 8> Vals;
+  for (unsigned K = 0; K < Data; ++K) {
+    Value *Reg = B.getInt32(0);
+    for (unsigned Sub = 0; Sub < G->P; ++Sub) {
+      Coord C = Frag == "a" ? wmmaACoord(B, *G, Gr, T, K, Sub) : wmmaBCoord(B, *G, Gr, T, K, Sub);
+      Value *Ptr = elementPtr(B, *Base, C, RowMajor, Stride, Bytes);
+      Value *E = B.CreateZExt(B.CreateAlignedLoad(EltTy, Ptr, Align(Bytes)), I32);
+      Reg = B.CreateOr(Reg, B.CreateShl(E, Sub * G->ElemBits));
+    }
+    Vals.push_back(Reg);
+  }
+  for (unsigned K = 0; K < Ptx; ++K)
+    if (Error E = L.write(R[K], Vals[K % Data]))
+      return E;
+  return Error::success();
+}
+
+Error liftWmmaMma(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  StringRef Shape;
+  SmallVector<StringRef, 4> Types;
+  bool Satfinite = false;
+  for (StringRef M : I.Mods) {
+    if (M.starts_with(".m") && M.contains('n') && M.contains('k'))
+      Shape = M.drop_front();
+    else if (M == ".satfinite")
+      Satfinite = true;
+    else if (M == ".f16" || M == ".f32" || M == ".bf16" || M == ".s8" || M == ".u8" ||
+             M == ".tf32" || M == ".s32" || M == ".f64" || M == ".s4" || M == ".u4" || M == ".b1")
+      Types.push_back(M.drop_front());
+    else if (M == ".rz" || M == ".rm" || M == ".rp")
+      return L.unsupported(Twine("wmma.mma with ") + M);
+  }
+  if (I.Ops.size() != 4 || Shape.empty())
+    return L.unsupported();
+  ArrayRef<ptx::Operand> D = elements(I.Ops[0]), A = elements(I.Ops[1]), Bm = elements(I.Ops[2]),
+                         C = elements(I.Ops[3]);
+  Type *I32 = B.getInt32Ty(), *F32 = B.getFloatTy();
+  MemoryEffects None = MemoryEffects::inaccessibleMemOnly();
+  // Types: .dtype.ctype for f16 operands, .dtype.atype.btype.ctype otherwise.
+  StringRef DType, AType, BType, CType;
+  if (Types.size() == 2)
+    DType = Types[0], CType = Types[1], AType = BType = "f16";
+  else if (Types.size() == 4)
+    DType = Types[0], AType = Types[1], BType = Types[2], CType = Types[3];
+  else
+    return L.unsupported("wmma.mma: operand types missing");
+
+  if (Shape == "m8n8k4") {
+    if (AType != "f64" || BType != "f64" || CType != "f64" || DType != "f64" || A.size() != 1 ||
+        Bm.size() != 1 || C.size() != 2 || D.size() != 2)
+      return L.unsupported("wmma.mma: this m8n8k4 form is not lifted");
+    SmallVector<Value *, 4> Args;
+    for (const ptx::Operand *Op : {&A[0], &Bm[0], &C[0], &C[1]}) {
+      auto V = L.read(*Op, B.getDoubleTy());
+      if (!V)
+        return V.takeError();
+      Args.push_back(*V);
+    }
+    Type *F64 = B.getDoubleTy();
+    Function *Fn = matrixIntrinsic(L, intrinsics::MmaPrefix.str() + "m8n8k4.f64.f64",
+                                   FixedVectorType::get(F64, 2), {F64, F64, F64, F64}, None);
+    Value *R = B.CreateCall(Fn, Args);
+    for (unsigned K = 0; K < 2; ++K)
+      if (Error E = L.write(D[K], B.CreateExtractElement(R, K)))
+        return E;
+    return Error::success();
+  }
+
+  bool Int = AType == "s8" || AType == "u8";
+  if (AType != BType && !(Int && (BType == "s8" || BType == "u8")))
+    return L.unsupported("wmma.mma: mixed A and B types");
+  if (Satfinite && !Int)
+    return L.unsupported("wmma.mma: .satfinite on float operands");
+  if (Int ? CType != "s32" || DType != "s32"
+          : (CType != "f32" && CType != "f16") || (DType != "f32" && DType != "f16") ||
+                (AType != "f16" && (CType != "f32" || DType != "f32")))
+    return L.unsupported("wmma.mma: these accumulator types are not lifted");
+  auto G = wmmaGeom(Shape, AType);
+  if (!G)
+    return L.unsupported("wmma.mma: shape ." + Shape + " with ." + AType + " is not lifted");
+  if (A.size() != G->PtxARegs || Bm.size() != G->PtxBRegs ||
+      C.size() != (CType == "f16" ? 4u : 8u) || D.size() != (DType == "f16" ? 4u : 8u))
+    return L.unsupported("wmma.mma: wrong number of fragment registers");
+
+  auto readAll = [&](ArrayRef<ptx::Operand> Ops, unsigned N,
+                     SmallVectorImpl<Value *> &Out) -> Error {
+    for (unsigned K = 0; K < N; ++K) {
+      auto V = L.read(Ops[K], I32);
+      if (!V)
+        return V.takeError();
+      Out.push_back(*V);
+    }
+    return Error::success();
+  };
+  SmallVector<Value *, 8> AR, BR, CR;
+  if (Error E = readAll(A, G->ARegs, AR))
+    return E;
+  if (Error E = readAll(Bm, G->BRegs, BR))
+    return E;
+  // Accumulators as eight f32 (or s32) elements.
+  Type *Acc = Int ? I32 : F32;
+  if (CType == "f16") {
+    for (unsigned K = 0; K < 4; ++K) {
+      auto V = L.read(C[K], I32);
+      if (!V)
+        return V.takeError();
+      Value *Pair = B.CreateBitCast(*V, FixedVectorType::get(B.getHalfTy(), 2));
+      for (unsigned H = 0; H < 2; ++H)
+        CR.push_back(B.CreateFPExt(B.CreateExtractElement(Pair, H), F32));
+    }
+  } else {
+    for (unsigned K = 0; K < 8; ++K) {
+      auto V = L.read(C[K], Acc);
+      if (!V)
+        return V.takeError();
+      CR.push_back(*V);
+    }
+  }
+  std::string Name =
+      (intrinsics::MmaPrefix + "m16n8k" + Twine(G->K == 8 ? 8 : 16) + "." + AType + "." + BType)
+          .str();
+  if (Satfinite)
+    Name += ".satfinite";
+  SmallVector<Type *, 10> Params(6, I32);
+  Params.append(4, Acc);
+  Function *Fn = matrixIntrinsic(L, Name, FixedVectorType::get(Acc, 4), Params, None);
+  Value *Zero = Int ? Constant::getNullValue(Acc) : ConstantFP::get(Acc, 0.0);
+  SmallVector<Value *, 8> DR(8, nullptr);
+  unsigned E = G->EightRows ? 2 : 4, PerBlock = (G->EightRows ? 1 : 2) * G->S;
+  for (unsigned Rb = 0; Rb < G->RowBlocks; ++Rb)
+    for (unsigned Nb = 0; Nb < G->ColBlocks; ++Nb) {
+      SmallVector<Value *, 10> Args;
+      // A registers of the row block in the helper's order (half + 2 * span); the 8-row block
+      // has no rows g + 8.
+      for (unsigned K = 0; K < 4; ++K) {
+        unsigned Half = K % 2, Span = K / 2;
+        if (Span >= G->S || (G->EightRows && Half))
+          Args.push_back(B.getInt32(0));
+        else
+          Args.push_back(AR[Rb * PerBlock + (G->EightRows ? Span : Half + 2 * Span)]);
+      }
+      for (unsigned K = 0; K < 2; ++K)
+        Args.push_back(K < G->S ? BR[Nb * G->S + K] : B.getInt32(0));
+      unsigned Tile = Rb * G->ColBlocks + Nb;
+      for (unsigned K = 0; K < 4; ++K)
+        Args.push_back(K < E ? CR[Tile * E + K] : Zero);
+      Value *R = B.CreateCall(Fn, Args);
+      for (unsigned K = 0; K < E; ++K)
+        DR[Tile * E + K] = B.CreateExtractElement(R, K);
+    }
+  if (DType == "f16") {
+    for (unsigned K = 0; K < 4; ++K) {
+      Value *Pair = PoisonValue::get(FixedVectorType::get(B.getHalfTy(), 2));
+      for (unsigned H = 0; H < 2; ++H)
+        Pair = B.CreateInsertElement(Pair, B.CreateFPTrunc(DR[2 * K + H], B.getHalfTy()), H);
+      if (Error Er = L.write(D[K], B.CreateBitCast(Pair, I32)))
+        return Er;
+    }
+    return Error::success();
+  }
+  for (unsigned K = 0; K < 8; ++K)
+    if (Error Er = L.write(D[K], DR[K]))
+      return Er;
+  return Error::success();
+}
+
 } // namespace
 
 Error liftMatrix(FunctionLifter &L, const ptx::Instruction &I) {
@@ -246,6 +631,15 @@ Error liftMatrix(FunctionLifter &L, const ptx::Instruction &I) {
   }
   if (Op == "ldmatrix")
     return liftLdmatrix(L, I);
+  if (Op == "wmma") {
+    if (L.hasMod(".load"))
+      return liftWmmaLoadStore(L, I, /*Store=*/false);
+    if (L.hasMod(".store"))
+      return liftWmmaLoadStore(L, I, /*Store=*/true);
+    if (L.hasMod(".mma"))
+      return liftWmmaMma(L, I);
+    return L.unsupported("wmma: unknown operation");
+  }
   return L.unsupported("unsupported instruction (" + Op + ", matrix)");
 }
 

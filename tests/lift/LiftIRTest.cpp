@@ -325,9 +325,45 @@ TEST(LiftIR, MatrixFormsNotLiftedNameTheirReason) {
                 "mma with .s4");
   EXPECT_IR_HAS(liftedIR("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r4];"),
                 "ldmatrix: only .m8n8 .x1/.x2/.x4 .b16 is lifted");
-  EXPECT_IR_HAS(liftedIR("wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r0, %r1, %r2, %r3, "
-                         "%r4, %r5, %r6, %r7}, [%r4], 16;"),
-                "unsupported instruction (wmma, matrix)");
+  EXPECT_IR_HAS(liftedIR("wmma.load.a.sync.aligned.row.m8n8k32.shared.s4 {%r0}, [%r4], 32;"),
+                "wmma: shape .m8n8k32 with .s4 is not lifted");
+  EXPECT_IR_HAS(liftedIR("wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r0, %r1, %r2, %r3}, "
+                         "[%r4], 16;"),
+                "wmma: wrong number of fragment registers");
+  EXPECT_IR_HAS(liftedIR("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r4], {%r0};"),
+                "unsupported instruction (stmatrix, matrix)");
+}
+
+// wmma fragments take the mma.sync layouts (LiftMatrix.cpp): wmma.mma is one mma helper call per
+// m16n8 tile of the shape (m16n16: 2, m32n8: 2, m8n32: 4), and loads and stores are per-lane
+// accesses in the instruction's state space.
+TEST(LiftIR, WmmaIsMmaSyncOnM16n8Tiles) {
+  auto Count = [](const std::string &S, const std::string &Needle) {
+    size_t N = 0;
+    for (size_t At = S.find(Needle); At != std::string::npos; At = S.find(Needle, At + 1))
+      ++N;
+    return N;
+  };
+  std::string R8 = "{%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}";
+  std::string F8 = "{%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}";
+  for (auto [Shape, Calls] :
+       {std::pair<std::string, size_t>{"m16n16k16", 2}, {"m32n8k16", 2}, {"m8n32k16", 4}}) {
+    std::string S = liftedIR("wmma.mma.sync.aligned.row.col." + Shape + ".f32.f32 " + F8 + ", " +
+                             R8 + ", " + R8 + ", " + F8 + ";");
+    EXPECT_EQ(Count(S, "call <4 x float> @reptx.mma.m16n8k16.f16.f16("), Calls) << Shape << S;
+  }
+  std::string S = liftedIR("wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32.satfinite " + R8 +
+                           ", {%r0, %r1}, {%r2, %r3}, " + R8 + ";");
+  EXPECT_EQ(Count(S, "call <4 x i32> @reptx.mma.m16n8k16.s8.s8.satfinite("), 2u) << S;
+  S = liftedIR("wmma.load.a.sync.aligned.col.m16n16k16.shared.f16 " + R8 + ", [%r4], 24;");
+  EXPECT_IR_HAS(S, "load i16, ptr addrspace(3)");
+  EXPECT_IR_HAS(S, "call i32 @reptx.laneid()");
+  S = liftedIR("wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], " + F8 + ";");
+  EXPECT_IR_HAS(S, "store i32 ");
+  EXPECT_IR_HAS(S, "ptr addrspace(1)");
+  S = liftedIR("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64.rn {%fd0, %fd1}, {%fd2}, "
+               "{%fd3}, {%fd0, %fd1};");
+  EXPECT_IR_HAS(S, "call <2 x double> @reptx.mma.m8n8k4.f64.f64(double ");
 }
 
 // %reserved_smem_offset_*: a 1 KiB shared block of the module's own, offset 1 at its middle (where

@@ -350,6 +350,200 @@ Case ldmatrixCase(unsigned N, bool Trans) {
   return C;
 }
 
+// wmma (PTX ISA 9.7.14.4): the element-to-register mapping of a fragment is unspecified, so a case
+// checks what is observable: load A, B and C from shared memory, multiply, store D and read it
+// back. Each warp has its own area; thread l of a warp writes bytes l * n .. of each matrix's
+// dense image (n = the matrix's bytes / 32) from its input slots, and reads its output slots from
+// D's image the same way. The images are in the layout each instruction names (row- or
+// column-major, leading dimension = the number of columns or rows: the default stride, or given).
+struct WmmaCase {
+  unsigned M, N, K;
+  Elem A, B; // B's type is A's but for s8/u8 pairs
+  Acc C, D;
+  bool ARow, BRow, CRow, DRow;
+  bool Satfinite = false, Stride = false;
+  bool F64 = false;
+};
+
+unsigned wmmaBytes(Elem E) { return elemBits(E) / 8; }
+unsigned accBytes(Acc A) { return A == Acc::F16 ? 2 : 4; }
+
+Case wmmaCase(const WmmaCase &W, uint64_t Seed) {
+  std::string Shape =
+      "m" + std::to_string(W.M) + "n" + std::to_string(W.N) + "k" + std::to_string(W.K);
+  unsigned AEl = W.F64 ? 8 : wmmaBytes(W.A), CEl = W.F64 ? 8 : accBytes(W.C),
+           DEl = W.F64 ? 8 : accBytes(W.D);
+  unsigned ABytes = W.M * W.K * AEl, BBytes = W.K * W.N * AEl, CBytes = W.M * W.N * CEl,
+           DBytes = W.M * W.N * DEl, Total = ABytes + BBytes + CBytes + DBytes;
+  unsigned ASlots = ABytes / 256, BSlots = BBytes / 256, CSlots = CBytes / 256,
+           DSlots = DBytes / 256; // 8-byte slots per thread
+  std::string AT = W.F64 ? "f64" : elemName(W.A), BT = W.F64 ? "f64" : elemName(W.B);
+  std::string CT = W.F64 ? "f64" : accType(W.C), DT = W.F64 ? "f64" : accType(W.D);
+  // Fragment registers (PTX ISA 9.7.14.4.1, the counts nvcc's mma.h uses).
+  unsigned P = W.F64 ? 1 : 32 / elemBits(W.A);
+  unsigned ARegs = W.F64 ? 1 : W.A == Elem::F16 ? 8 : W.M * W.K / (32 * P);
+  unsigned BRegs = W.F64 ? 1 : W.B == Elem::F16 ? 8 : W.K * W.N / (32 * P);
+  unsigned CRegs = W.F64 ? 2 : W.C == Acc::F16 ? 4 : 8, DRegs = W.F64 ? 2 : W.D == Acc::F16 ? 4 : 8;
+  auto Regs = [](const char *Kind, unsigned First, unsigned N) {
+    std::string S = "{";
+    for (unsigned I = 0; I < N; ++I)
+      S += (I ? ", %" : "%") + std::string(Kind) + std::to_string(First + I);
+    return S + "}";
+  };
+  auto RegKind = [&](Acc T) { return W.F64 ? "fd" : T == Acc::F32 ? "f" : "r"; };
+  // A in %r11.., B in %r30.. (%fd1, %fd2 for f64); C in %f1.. / %r40.. / %fd3..; D in %f20.. /
+  // %r50.. / %fd5...
+  std::string ARegList = W.F64 ? "{%fd1}" : Regs("r", 11, ARegs);
+  std::string BRegList = W.F64 ? "{%fd2}" : Regs("r", 30, BRegs);
+  std::string CRegList = Regs(RegKind(W.C), W.F64 ? 3 : W.C == Acc::F32 ? 1 : 40, CRegs);
+  std::string DRegList = Regs(RegKind(W.D), W.F64 ? 5 : W.D == Acc::F32 ? 20 : 50, DRegs);
+  auto Ld = [](bool Row, unsigned Rows, unsigned Cols) { return Row ? Cols : Rows; };
+  auto StrideOp = [&](unsigned Ldv) {
+    return W.Stride ? ", " + std::to_string(Ldv) : std::string();
+  };
+  std::string Lay = [](bool R) { return R ? ".row" : ".col"; }(W.ARow);
+  Case C;
+  C.Family = "matrix";
+  std::string MmaTypes = W.F64              ? ".f64.f64.f64.f64"
+                         : W.A == Elem::F16 ? "." + DT + "." + CT
+                                            : "." + DT + "." + AT + "." + BT + "." + CT;
+  std::string Mma = std::string("wmma.mma.sync.aligned") + (W.ARow ? ".row" : ".col") +
+                    (W.BRow ? ".row" : ".col") + "." + Shape + MmaTypes +
+                    (W.Satfinite ? ".satfinite" : "") + (W.F64 ? ".rn" : "");
+  C.Name = Mma + (W.CRow ? " c.row" : " c.col") + (W.DRow ? " d.row" : " d.col") +
+           (W.Stride ? " stride" : "");
+  C.ModuleDecls = ".shared .align 32 .b8 $buf[" + std::to_string(2 * Total) + "];";
+  std::string B = "mov.u32 %r1, %laneid;\n shr.u32 %r2, %tid.x, 5;\n mov.u32 %r3, $buf;\n"
+                  " mad.lo.u32 %r3, %r2, " +
+                  std::to_string(Total) + ", %r3;\n";
+  // %r4..%r7: this thread's parts of A, B, C and D; %r7.. the bases.
+  unsigned Offs[4] = {0, ABytes, ABytes + BBytes, ABytes + BBytes + CBytes};
+  unsigned Per[4] = {ABytes / 32, BBytes / 32, CBytes / 32, DBytes / 32};
+  for (unsigned M = 0; M < 4; ++M)
+    B += " mad.lo.u32 %r" + std::to_string(4 + M) + ", %r1, " + std::to_string(Per[M]) +
+         ", %r3;\n add.u32 %r" + std::to_string(4 + M) + ", %r" + std::to_string(4 + M) + ", " +
+         std::to_string(Offs[M]) + ";\n add.u32 %r" + std::to_string(60 + M) + ", %r3, " +
+         std::to_string(Offs[M]) + ";\n";
+  unsigned Slot = 0;
+  unsigned Counts[3] = {ASlots, BSlots, CSlots};
+  for (unsigned M = 0; M < 3; ++M)
+    for (unsigned J = 0; J < Counts[M]; ++J)
+      B += " st.shared.b64 [%r" + std::to_string(4 + M) + "+" + std::to_string(8 * J) + "], %a" +
+           std::to_string(Slot++) + ";\n";
+  B += " bar.warp.sync -1;\n";
+  B += " wmma.load.a.sync.aligned" + Lay + "." + Shape + ".shared." + AT + " " + ARegList +
+       ", [%r60]" + StrideOp(Ld(W.ARow, W.M, W.K)) + ";\n";
+  B += std::string(" wmma.load.b.sync.aligned") + (W.BRow ? ".row" : ".col") + "." + Shape +
+       ".shared." + BT + " " + BRegList + ", [%r61]" + StrideOp(Ld(W.BRow, W.K, W.N)) + ";\n";
+  B += std::string(" wmma.load.c.sync.aligned") + (W.CRow ? ".row" : ".col") + "." + Shape +
+       ".shared." + CT + " " + CRegList + ", [%r62]" + StrideOp(Ld(W.CRow, W.M, W.N)) + ";\n";
+  B += " " + Mma + " " + DRegList + ", " + ARegList + ", " + BRegList + ", " + CRegList + ";\n";
+  B += std::string(" wmma.store.d.sync.aligned") + (W.DRow ? ".row" : ".col") + "." + Shape +
+       ".shared." + DT + " [%r63], " + DRegList + StrideOp(Ld(W.DRow, W.M, W.N)) + ";\n";
+  B += " bar.warp.sync -1;\n";
+  for (unsigned J = 0; J < DSlots; ++J)
+    B += " ld.shared.b64 %d" + std::to_string(J) + ", [%r7+" + std::to_string(8 * J) + "];\n";
+  C.Body = B;
+  for (unsigned I = 0; I < ASlots + BSlots + CSlots; ++I)
+    C.InTypes.push_back("b64");
+  for (unsigned I = 0; I < DSlots; ++I)
+    C.OutTypes.push_back("b64");
+
+  // Images: random exact elements, written into each warp's thread slots.
+  Gen G{Seed};
+  bool Small = W.D == Acc::F16 || W.C == Acc::F16;
+  for (unsigned T = 0; T < Threads; ++T)
+    C.Rows.push_back(std::vector<u64>(ASlots + BSlots + CSlots, 0));
+  for (unsigned Wp = 0; Wp < Threads / 32; ++Wp) {
+    std::vector<uint8_t> Img(ABytes + BBytes + CBytes, 0);
+    auto Put = [&](unsigned Off, u64 V, unsigned Bytes) { std::memcpy(&Img[Off], &V, Bytes); };
+    for (unsigned I = 0; I < W.M * W.K; ++I) {
+      double V = W.F64 ? G.range(-999, 999) / 64.0 : randomValue(W.A, G, Small);
+      Put(I * AEl, W.F64 ? f64(V) : encode(W.A, V), AEl);
+    }
+    for (unsigned I = 0; I < W.K * W.N; ++I) {
+      double V =
+          W.F64 ? G.range(-999, 999) / 32.0 : randomValue(W.B, G, Small) * (Small ? 0.25 : 1);
+      Put(ABytes + I * AEl, W.F64 ? f64(V) : encode(W.B, V), AEl);
+    }
+    for (unsigned I = 0; I < W.M * W.N; ++I) {
+      u64 V;
+      if (W.F64)
+        V = f64(G.range(-9999, 9999));
+      else if (W.C == Acc::F16)
+        V = halfBits(G.range(-20, 20) * 0.5);
+      else if (W.C == Acc::F32)
+        V = f32(float(G.range(-100, 100)));
+      else
+        V = uint32_t(I % 3 == 0   ? 0x7fff0000 + G.range(0, 99)
+                     : I % 3 == 1 ? -0x7fff0000 - G.range(0, 99)
+                                  : G.range(-1000, 1000));
+      Put(ABytes + BBytes + I * CEl, V, CEl);
+    }
+    for (unsigned L = 0; L < 32; ++L) {
+      std::vector<u64> &Row = C.Rows[Wp * 32 + L];
+      unsigned S = 0;
+      for (unsigned M = 0; M < 3; ++M)
+        for (unsigned J = 0; J < Counts[M]; ++J)
+          std::memcpy(&Row[S++], &Img[Offs[M] + L * Per[M] + 8 * J], 8);
+    }
+  }
+  C.Ref = [=](RefContext &X) {
+    for (size_t Wb = 0; Wb < X.In.size(); Wb += 32) {
+      std::vector<uint8_t> Img(ABytes + BBytes + CBytes + DBytes, 0);
+      for (unsigned L = 0; L < 32; ++L) {
+        unsigned S = 0;
+        for (unsigned M = 0; M < 3; ++M)
+          for (unsigned J = 0; J < Counts[M]; ++J)
+            std::memcpy(&Img[Offs[M] + L * Per[M] + 8 * J], &X.In[Wb + L][S++], 8);
+      }
+      auto Get = [&](unsigned Off, unsigned Bytes) {
+        u64 V = 0;
+        std::memcpy(&V, &Img[Off], Bytes);
+        return V;
+      };
+      auto At = [](bool Row, unsigned R, unsigned Cl, unsigned Rows, unsigned Cols) {
+        return Row ? R * Cols + Cl : Cl * Rows + R;
+      };
+      for (unsigned R = 0; R < W.M; ++R)
+        for (unsigned Cl = 0; Cl < W.N; ++Cl) {
+          u64 Cv = Get(Offs[2] + At(W.CRow, R, Cl, W.M, W.N) * CEl, CEl);
+          double Sum = W.F64             ? asF64(Cv)
+                       : W.C == Acc::F16 ? fromHalf(uint32_t(Cv))
+                       : W.C == Acc::F32 ? double(asF32(Cv))
+                                         : double(int32_t(uint32_t(Cv)));
+          for (unsigned K = 0; K < W.K; ++K) {
+            u64 Av = Get(At(W.ARow, R, K, W.M, W.K) * AEl, AEl);
+            u64 Bv = Get(Offs[1] + At(W.BRow, K, Cl, W.K, W.N) * AEl, AEl);
+            double Ad = W.F64 ? asF64(Av) : decode(W.A, uint32_t(Av));
+            double Bd = W.F64 ? asF64(Bv) : decode(W.B, uint32_t(Bv));
+            Sum = W.F64 ? std::fma(Ad, Bd, Sum) : Sum + Ad * Bd;
+          }
+          u64 Out;
+          if (W.F64)
+            Out = f64(Sum);
+          else if (W.D == Acc::F16)
+            Out = halfBits(Sum);
+          else if (W.D == Acc::F32)
+            Out = f32(float(Sum));
+          else if (W.Satfinite)
+            Out = uint32_t(int32_t(std::fmin(std::fmax(Sum, -2147483648.0), 2147483647.0)));
+          else
+            Out = uint32_t(int64_t(Sum));
+          std::memcpy(&Img[Offs[3] + At(W.DRow, R, Cl, W.M, W.N) * DEl], &Out, DEl);
+        }
+      for (unsigned L = 0; L < 32; ++L) {
+        std::vector<u64> Out(DSlots);
+        for (unsigned J = 0; J < DSlots; ++J)
+          std::memcpy(&Out[J], &Img[Offs[3] + L * Per[3] + 8 * J], 8);
+        X.Out[Wb + L] = Out;
+      }
+    }
+  };
+  C.Block = Block;
+  return C;
+}
+
 } // namespace
 
 void addMatrixCases(CaseList &L) {
@@ -370,6 +564,20 @@ void addMatrixCases(CaseList &L) {
   L.push_back(ldmatrixCase(2, true));
   L.push_back(ldmatrixCase(4, false));
   L.push_back(ldmatrixCase(4, true));
+  WmmaCase F64Case{8, 8, 4, Elem::F16, Elem::F16, Acc::F32, Acc::F32, true, false, true, false};
+  F64Case.F64 = true;
+  for (WmmaCase W :
+       {WmmaCase{16, 16, 16, Elem::F16, Elem::F16, Acc::F32, Acc::F32, true, false, true, true,
+                 false, true},
+        WmmaCase{32, 8, 16, Elem::F16, Elem::F16, Acc::F16, Acc::F16, false, true, false, true},
+        WmmaCase{8, 32, 16, Elem::F16, Elem::F16, Acc::F32, Acc::F16, true, true, false, false},
+        WmmaCase{16, 16, 16, Elem::Bf16, Elem::Bf16, Acc::F32, Acc::F32, false, false, true, false},
+        WmmaCase{32, 8, 16, Elem::S8, Elem::S8, Acc::S32, Acc::S32, true, false, true, true, true,
+                 true},
+        WmmaCase{8, 32, 16, Elem::U8, Elem::U8, Acc::S32, Acc::S32, true, false, false, true},
+        WmmaCase{16, 16, 8, Elem::Tf32, Elem::Tf32, Acc::F32, Acc::F32, true, false, true, true},
+        F64Case})
+    L.push_back(wmmaCase(W, Seed++));
 }
 
 } // namespace reptx::conformance

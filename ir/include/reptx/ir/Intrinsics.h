@@ -121,6 +121,8 @@ inline constexpr llvm::StringLiteral MbarrierTestWaitParity = "reptx.mbarrier.te
 //   <2 x double> @reptx.mma.m8n8k4.f64.f64(double a, double b, double c0, double c1)
 //   i32  @reptx.ldmatrix.b16(ptr addrspace(3) row, i32 m, i1 trans): the register of matrix m of
 //        ldmatrix.m8n8.b16 [.trans], from the row addresses lanes 8m..8m+7 give (reads memory)
+// wmma has no intrinsics of its own: its fragments take the mma.sync layouts of the m16n8 tiles of
+// its shape, and wmma.mma calls @reptx.mma per tile (ir/lib/LiftMatrix.cpp).
 inline constexpr llvm::StringLiteral MmaPrefix = "reptx.mma.";
 inline constexpr llvm::StringLiteral Ldmatrix = "reptx.ldmatrix.b16";
 
