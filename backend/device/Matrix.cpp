@@ -1,5 +1,6 @@
 // Warp-level matrix instructions (PTX ISA 9.7.14.5): mma.sync on the fragment layouts of the PTX
-// ISA ("Matrix Fragments for mma.m16n8k*", "mma.m8n8k4 with .f64") and ldmatrix (9.7.14.5.15), as
+// ISA ("Matrix Fragments for mma.m16n8k*", "mma.m8n8k4 with .f64"), ldmatrix, stmatrix and
+// movmatrix (9.7.14.5.15-17), as
 // exact computations on 32-lane warps (Device.h): each lane gathers the rows of A and the columns
 // of B that its accumulators need from the lanes that hold them (DS_BPERMUTE, readWarpLane) and
 // computes its own elements of D.
@@ -208,6 +209,35 @@ REPTX_HELPER("reptx.ldmatrix.b16", u32, ldmatrix_b16, (SharedU32 * Row, u32 M, b
   u32 L = *reinterpret_cast<SharedU16 *>((unsigned long)Lo);
   u32 H = *reinterpret_cast<SharedU16 *>((unsigned long)Hi);
   return L | (H << 16);
+}
+
+// ---- stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 (PTX ISA 9.7.14.5.16): ldmatrix's inverse.
+// Lanes 8m..8m+7 give the row addresses of matrix m; lane l's register of matrix m holds row l / 4,
+// elements 2(l % 4) and 2(l % 4) + 1 (with .trans: those of the transposed matrix, stored to rows
+// 2(l % 4) and 2(l % 4) + 1 at column l / 4).
+REPTX_HELPER("reptx.stmatrix.b16", void, stmatrix_b16,
+             (SharedU32 * Row, u32 M, u32 V, bool Trans)) {
+  u32 Lane = laneId();
+  u32 Mine = u32((unsigned long)Row);
+  if (!Trans) {
+    u32 Addr = readWarpLane(Mine, 8 * M + (Lane >> 2)) + 4 * (Lane & 3);
+    *reinterpret_cast<SharedU32 *>((unsigned long)Addr) = V;
+    return;
+  }
+  u32 Lo = readWarpLane(Mine, 8 * M + 2 * (Lane & 3)) + 2 * (Lane >> 2);
+  u32 Hi = readWarpLane(Mine, 8 * M + 2 * (Lane & 3) + 1) + 2 * (Lane >> 2);
+  *reinterpret_cast<SharedU16 *>((unsigned long)Lo) = (unsigned short)(V & 0xffff);
+  *reinterpret_cast<SharedU16 *>((unsigned long)Hi) = (unsigned short)(V >> 16);
+}
+
+// ---- movmatrix.sync.aligned.m8n8.trans.b16 (PTX ISA 9.7.14.5.17): the 8 x 8 matrix the warp
+// holds in ldmatrix's layout (lane 4r + c / 2 has elements (r, c), c even, and (r, c + 1)),
+// transposed: lane l receives elements (2(l % 4), l / 4) and (2(l % 4) + 1, l / 4).
+REPTX_HELPER("reptx.movmatrix.b16", u32, movmatrix_b16, (u32 V)) {
+  u32 Lane = laneId(), Col = Lane >> 2, R0 = 2 * (Lane & 3);
+  u32 Lo = readWarpLane(V, 4 * R0 + Col / 2), Hi = readWarpLane(V, 4 * (R0 + 1) + Col / 2);
+  u32 Shift = 16 * (Col & 1);
+  return ((Lo >> Shift) & 0xffff) | (((Hi >> Shift) & 0xffff) << 16);
 }
 
 } // namespace reptx::device

@@ -3,8 +3,9 @@
 // with s32 accumulators, optionally .satfinite) and m8n8k4 .f64, and ldmatrix .m8n8 .x1/.x2/.x4
 // (.trans) .b16. Each is a call to a reptx intrinsic (Intrinsics.h) that the helper library
 // defines exactly (backend/device/Matrix.cpp); a later NVPTX target can map them back one to one.
-// Not lifted (named in the error): wmma, stmatrix, sparse mma (mma.sp), the .m8n8k4 f16 shape,
-// 4-bit and single-bit operands, block scaling.
+// wmma takes mma.sync's fragment layouts (below); stmatrix and movmatrix are ldmatrix's relatives.
+// Not lifted (named in the error): sparse mma (mma.sp), the .m8n8k4 f16 shape, 4-bit and
+// single-bit operands, block scaling, the 8-bit ldmatrix/stmatrix shapes.
 #include "Lifter.h"
 
 #include "reptx/frontend-ptx/InstructionTable.h"
@@ -619,6 +620,51 @@ Error liftWmmaMma(FunctionLifter &L, const ptx::Instruction &I) {
   return Error::success();
 }
 
+// stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 [p], {r...}: one helper call per register.
+Error liftStmatrix(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  unsigned N = L.hasMod(".x1") ? 1 : L.hasMod(".x2") ? 2 : L.hasMod(".x4") ? 4 : 0;
+  if (!N || !L.hasMod(".m8n8") || !L.hasMod(".b16") || I.Ops.size() != 2)
+    return L.unsupported("stmatrix: only .m8n8 .x1/.x2/.x4 .b16 is lifted");
+  ArrayRef<ptx::Operand> R = elements(I.Ops[1]);
+  if (R.size() != N)
+    return L.unsupported("stmatrix: wrong number of source registers");
+  Expected<Value *> Row = L.hasMod(".shared") || L.hasMod(".shared::cta")
+                              ? L.address(I.Ops[0], SharedAS)
+                              : L.address(I.Ops[0], GenericAS);
+  if (!Row)
+    return Row.takeError();
+  Value *Ptr = *Row;
+  if (Ptr->getType()->getPointerAddressSpace() != SharedAS)
+    Ptr = B.CreateAddrSpaceCast(Ptr, PointerType::get(L.Ctx, SharedAS));
+  Type *I32 = B.getInt32Ty();
+  Function *Fn = matrixIntrinsic(L, intrinsics::Stmatrix, B.getVoidTy(),
+                                 {PointerType::get(L.Ctx, SharedAS), I32, I32, B.getInt1Ty()},
+                                 MemoryEffects::unknown());
+  Value *Trans = B.getInt1(L.hasMod(".trans"));
+  for (unsigned M = 0; M < N; ++M) {
+    auto V = L.read(R[M], I32);
+    if (!V)
+      return V.takeError();
+    B.CreateCall(Fn, {Ptr, B.getInt32(M), *V, Trans});
+  }
+  return Error::success();
+}
+
+// movmatrix.sync.aligned.m8n8.trans.b16 d, a.
+Error liftMovmatrix(FunctionLifter &L, const ptx::Instruction &I) {
+  IRBuilder<> &B = L.B;
+  if (!L.hasMod(".m8n8") || !L.hasMod(".trans") || !L.hasMod(".b16") || I.Ops.size() != 2)
+    return L.unsupported("movmatrix: only .m8n8.trans.b16 is lifted");
+  Type *I32 = B.getInt32Ty();
+  auto V = L.read(I.Ops[1], I32);
+  if (!V)
+    return V.takeError();
+  Function *Fn =
+      matrixIntrinsic(L, intrinsics::Movmatrix, I32, {I32}, MemoryEffects::inaccessibleMemOnly());
+  return L.write(I.Ops[0], B.CreateCall(Fn, {*V}));
+}
+
 } // namespace
 
 Error liftMatrix(FunctionLifter &L, const ptx::Instruction &I) {
@@ -631,6 +677,10 @@ Error liftMatrix(FunctionLifter &L, const ptx::Instruction &I) {
   }
   if (Op == "ldmatrix")
     return liftLdmatrix(L, I);
+  if (Op == "stmatrix")
+    return liftStmatrix(L, I);
+  if (Op == "movmatrix")
+    return liftMovmatrix(L, I);
   if (Op == "wmma") {
     if (L.hasMod(".load"))
       return liftWmmaLoadStore(L, I, /*Store=*/false);

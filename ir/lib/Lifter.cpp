@@ -977,7 +977,7 @@ ArrayRef<StringRef> liftedFamilies() {
       // LiftMbarrier.cpp
       "mbarrier",
       // LiftMatrix.cpp
-      "mma", "ldmatrix",
+      "mma", "ldmatrix", "stmatrix", "movmatrix", "wmma",
       // LiftVideo.cpp
       "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
       "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",

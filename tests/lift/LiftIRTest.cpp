@@ -330,8 +330,11 @@ TEST(LiftIR, MatrixFormsNotLiftedNameTheirReason) {
   EXPECT_IR_HAS(liftedIR("wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r0, %r1, %r2, %r3}, "
                          "[%r4], 16;"),
                 "wmma: wrong number of fragment registers");
-  EXPECT_IR_HAS(liftedIR("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r4], {%r0};"),
-                "unsupported instruction (stmatrix, matrix)");
+  EXPECT_IR_HAS(liftedIR("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, "
+                         "%f3}, {%r0, %r1}, {%r2, %r3}, {%f4, %f5, %f6, %f7}, %r4, 0x0;"),
+                "sparse mma (mma.sp) is not lifted");
+  EXPECT_IR_HAS(liftedIR("stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r4], {%r0};"),
+                "stmatrix: only .m8n8 .x1/.x2/.x4 .b16 is lifted");
 }
 
 // wmma fragments take the mma.sync layouts (LiftMatrix.cpp): wmma.mma is one mma helper call per

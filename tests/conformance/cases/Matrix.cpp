@@ -1,7 +1,8 @@
-// Warp-level matrix instructions (PTX ISA 9.7.14.5): mma.sync .row.col of every shape and type
+// Warp-level matrix instructions (PTX ISA 9.7.14): mma.sync .row.col of every shape and type
 // pair the toolkit's PTX uses (m16n8k16 f16/bf16 with f32 and f16 accumulators, m16n8k8 tf32 and
-// f16, m16n8k32 s8/u8 with and without .satfinite and e4m3 x e5m2, m8n8k4 f64) and ldmatrix
-// (.x1, .x2.trans, .x4). Each thread's row holds its fragment registers; the reference rebuilds
+// f16, m16n8k32 s8/u8 with and without .satfinite and e4m3 x e5m2, m8n8k4 f64), ldmatrix (.x1,
+// .x2.trans, .x4, .x4.trans), stmatrix, movmatrix and wmma (load, mma and store of every shape and
+// type, below). Each thread's row holds its fragment registers; the reference rebuilds
 // A, B and C of each warp from the fragment layouts of the PTX ISA ("Matrix Fragments for
 // mma.m16n8k*", "mma.m8n8k4 with .f64"), multiplies on the host and hands every thread its
 // registers of D. Inputs are small integers and binary fractions, so every product and sum is
@@ -350,6 +351,89 @@ Case ldmatrixCase(unsigned N, bool Trans) {
   return C;
 }
 
+// stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 (PTX ISA 9.7.14.5.16): every thread clears its
+// 16-byte row of its warp's 512-byte area (matrix m's row r at 128m + 16r, lane 8m + r's), the
+// warp stores its registers with each lane giving its row's address, and every thread reads its
+// row back. Lane l's register of matrix m holds row l / 4, elements 2(l % 4) and 2(l % 4) + 1;
+// with .trans it is stored to rows 2(l % 4) and 2(l % 4) + 1 at column l / 4.
+Case stmatrixCase(unsigned N, bool Trans) {
+  Case C;
+  C.Family = "matrix";
+  std::string Ptx =
+      "stmatrix.sync.aligned.m8n8.x" + std::to_string(N) + (Trans ? ".trans" : "") + ".shared.b16";
+  C.Name = Ptx;
+  C.ModuleDecls = ".shared .align 16 .b8 $tile[1024];";
+  std::string Src = "{";
+  for (unsigned I = 0; I < N; ++I)
+    Src += (I ? ", %a" : "%a") + std::to_string(I);
+  Src += "}";
+  C.Body = "mov.u32 %r1, %laneid;\n shr.u32 %r2, %tid.x, 5;\n mov.u32 %r3, $tile;\n"
+           " mad.lo.u32 %r3, %r2, 512, %r3;\n mad.lo.u32 %r4, %r1, 16, %r3;\n"
+           " mov.b32 %r5, 0;\n st.shared.v4.b32 [%r4], {%r5, %r5, %r5, %r5};\n"
+           " bar.warp.sync -1;\n " +
+           Ptx + " [%r4], " + Src +
+           ";\n bar.warp.sync -1;\n ld.shared.v4.b32 {%d0, %d1, %d2, %d3}, [%r4];";
+  C.InTypes = {"b32", "b32", "b32", "b32"};
+  C.OutTypes = {"b32", "b32", "b32", "b32"};
+  Gen G{0x57a + N * 2 + Trans};
+  for (unsigned T = 0; T < Threads; ++T) {
+    std::vector<u64> Row;
+    for (unsigned I = 0; I < 4; ++I)
+      Row.push_back(uint32_t(G.range(1, 0xffff)) | uint32_t(G.range(1, 0xffff)) << 16);
+    C.Rows.push_back(Row);
+  }
+  C.Ref = [N, Trans](RefContext &X) {
+    for (size_t W = 0; W < X.In.size(); W += 32) {
+      uint16_t Img[4][8][8] = {}; // [matrix][row][column]
+      for (unsigned L = 0; L < 32; ++L)
+        for (unsigned M = 0; M < N; ++M) {
+          uint32_t V = uint32_t(X.In[W + L][M]);
+          unsigned R = L / 4, Col = 2 * (L % 4);
+          for (unsigned J = 0; J < 2; ++J) {
+            uint16_t E = uint16_t(V >> (16 * J));
+            if (Trans)
+              Img[M][Col + J][R] = E;
+            else
+              Img[M][R][Col + J] = E;
+          }
+        }
+      for (unsigned L = 0; L < 32; ++L) {
+        std::vector<u64> Out;
+        for (unsigned Wd = 0; Wd < 4; ++Wd)
+          Out.push_back(Img[L / 8][L % 8][2 * Wd] | uint32_t(Img[L / 8][L % 8][2 * Wd + 1]) << 16);
+        X.Out[W + L] = Out;
+      }
+    }
+  };
+  C.Block = Block;
+  return C;
+}
+
+// movmatrix.sync.aligned.m8n8.trans.b16 (PTX ISA 9.7.14.5.17): lane 4r + c / 2 holds elements (r,
+// c) and (r, c + 1) of an 8 x 8 matrix (c even); each lane receives its position of the transpose.
+Case movmatrixCase() {
+  Case C;
+  C.Family = "matrix";
+  C.Name = "movmatrix.sync.aligned.m8n8.trans.b16";
+  C.Body = C.Name + " %d0, %a0;";
+  C.InTypes = {"b32"};
+  C.OutTypes = {"b32"};
+  Gen G{0x30e};
+  for (unsigned T = 0; T < Threads; ++T)
+    C.Rows.push_back({uint32_t(G.range(0, 0xffff)) | uint32_t(G.range(0, 0xffff)) << 16});
+  C.Ref = [](RefContext &X) {
+    for (size_t W = 0; W < X.In.size(); W += 32) {
+      auto At = [&](unsigned R, unsigned Col) {
+        return uint32_t(X.In[W + 4 * R + Col / 2][0] >> (16 * (Col % 2))) & 0xffff;
+      };
+      for (unsigned L = 0; L < 32; ++L)
+        X.Out[W + L] = {At(2 * (L % 4), L / 4) | At(2 * (L % 4) + 1, L / 4) << 16};
+    }
+  };
+  C.Block = Block;
+  return C;
+}
+
 // wmma (PTX ISA 9.7.14.4): the element-to-register mapping of a fragment is unspecified, so a case
 // checks what is observable: load A, B and C from shared memory, multiply, store D and read it
 // back. Each warp has its own area; thread l of a warp writes bytes l * n .. of each matrix's
@@ -564,6 +648,10 @@ void addMatrixCases(CaseList &L) {
   L.push_back(ldmatrixCase(2, true));
   L.push_back(ldmatrixCase(4, false));
   L.push_back(ldmatrixCase(4, true));
+  L.push_back(stmatrixCase(1, false));
+  L.push_back(stmatrixCase(2, true));
+  L.push_back(stmatrixCase(4, false));
+  L.push_back(movmatrixCase());
   WmmaCase F64Case{8, 8, 4, Elem::F16, Elem::F16, Acc::F32, Acc::F32, true, false, true, false};
   F64Case.F64 = true;
   for (WmmaCase W :
