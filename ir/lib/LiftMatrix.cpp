@@ -89,6 +89,86 @@ std::optional<std::pair<unsigned, unsigned>> fragmentRegisters(StringRef Shape, 
   return std::make_pair(2 * (K / Span), K / Span);
 }
 
+// Reads accumulator registers as f32 (or s32, Acc) elements: f16 registers hold two elements each,
+// low half first, widened exactly.
+Error readAccumulators(FunctionLifter &L, ArrayRef<ptx::Operand> C, bool Half, Type *Acc,
+                       SmallVectorImpl<Value *> &Out) {
+  IRBuilder<> &B = L.B;
+  for (const ptx::Operand &Op : C) {
+    auto V = L.read(Op, Half ? B.getInt32Ty() : Acc);
+    if (!V)
+      return V.takeError();
+    if (!Half) {
+      Out.push_back(*V);
+      continue;
+    }
+    Value *Pair = B.CreateBitCast(*V, FixedVectorType::get(B.getHalfTy(), 2));
+    for (unsigned H = 0; H < 2; ++H)
+      Out.push_back(B.CreateFPExt(B.CreateExtractElement(Pair, H), B.getFloatTy()));
+  }
+  return Error::success();
+}
+
+// Writes accumulator elements to D's registers; for f16 registers each pair rounded to nearest
+// even and packed as the C registers are.
+Error writeAccumulators(FunctionLifter &L, ArrayRef<ptx::Operand> D, bool Half,
+                        ArrayRef<Value *> Elems) {
+  IRBuilder<> &B = L.B;
+  for (unsigned K = 0; K < D.size(); ++K) {
+    Value *V = Elems[K];
+    if (Half) {
+      Value *Pair = PoisonValue::get(FixedVectorType::get(B.getHalfTy(), 2));
+      for (unsigned H = 0; H < 2; ++H)
+        Pair = B.CreateInsertElement(Pair, B.CreateFPTrunc(Elems[2 * K + H], B.getHalfTy()), H);
+      V = B.CreateBitCast(Pair, B.getInt32Ty());
+    }
+    if (Error E = L.write(D[K], V))
+      return E;
+  }
+  return Error::success();
+}
+
+// mma.m8n8k4 .f64 (mma.sync, and wmma on mma's layout): one register of A and of B, two of C and
+// D.
+Error liftMmaF64(FunctionLifter &L, ArrayRef<ptx::Operand> D, ArrayRef<ptx::Operand> A,
+                 ArrayRef<ptx::Operand> Bm, ArrayRef<ptx::Operand> C) {
+  IRBuilder<> &B = L.B;
+  if (A.size() != 1 || Bm.size() != 1 || C.size() != 2 || D.size() != 2)
+    return L.unsupported("mma: wrong number of fragment registers");
+  Type *F64 = B.getDoubleTy();
+  SmallVector<Value *, 4> Args;
+  for (const ptx::Operand *Op : {&A[0], &Bm[0], &C[0], &C[1]}) {
+    auto V = L.read(*Op, F64);
+    if (!V)
+      return V.takeError();
+    Args.push_back(*V);
+  }
+  Function *Fn = matrixIntrinsic(L, intrinsics::MmaPrefix.str() + "m8n8k4.f64.f64",
+                                 FixedVectorType::get(F64, 2), {F64, F64, F64, F64},
+                                 MemoryEffects::inaccessibleMemOnly());
+  Value *R = B.CreateCall(Fn, Args);
+  Value *Elems[2] = {B.CreateExtractElement(R, uint64_t(0)),
+                     B.CreateExtractElement(R, uint64_t(1))};
+  return writeAccumulators(L, D, false, Elems);
+}
+
+// The shared-space row address [p] of ldmatrix/stmatrix (generic unless .shared/.shared::cta),
+// and the number of 8 x 8 matrices (.x1/.x2/.x4; 0 for other forms).
+Expected<Value *> matrixRowAddress(FunctionLifter &L, const ptx::Operand &Op) {
+  Expected<Value *> Row = L.hasMod(".shared") || L.hasMod(".shared::cta")
+                              ? L.address(Op, SharedAS)
+                              : L.address(Op, GenericAS);
+  if (!Row)
+    return Row.takeError();
+  if ((*Row)->getType()->getPointerAddressSpace() == SharedAS)
+    return *Row;
+  return L.B.CreateAddrSpaceCast(*Row, PointerType::get(L.Ctx, SharedAS));
+}
+unsigned matrixCount(FunctionLifter &L) {
+  bool B16 = L.hasMod(".m8n8") && L.hasMod(".b16");
+  return !B16 ? 0 : L.hasMod(".x1") ? 1 : L.hasMod(".x2") ? 2 : L.hasMod(".x4") ? 4 : 0;
+}
+
 Error liftMma(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
   auto F = mmaForm(L, I);
@@ -98,29 +178,13 @@ Error liftMma(FunctionLifter &L, const ptx::Instruction &I) {
     return L.unsupported();
   ArrayRef<ptx::Operand> D = elements(I.Ops[0]), A = elements(I.Ops[1]), Bm = elements(I.Ops[2]),
                          C = elements(I.Ops[3]);
-  Type *I32 = B.getInt32Ty(), *F32 = B.getFloatTy(), *F64 = B.getDoubleTy();
+  Type *I32 = B.getInt32Ty(), *F32 = B.getFloatTy();
   MemoryEffects None = MemoryEffects::inaccessibleMemOnly();
 
   if (F->AType == "f64") {
-    // m8n8k4 .f64: one register of A and of B, two of C and D.
     if (F->Shape != "m8n8k4" || F->BType != "f64" || F->CType != "f64" || F->DType != "f64")
       return L.unsupported("mma: this .f64 form is not lifted");
-    if (A.size() != 1 || Bm.size() != 1 || C.size() != 2 || D.size() != 2)
-      return L.unsupported("mma: wrong number of fragment registers");
-    SmallVector<Value *, 4> Args;
-    for (const ptx::Operand *Op : {&A[0], &Bm[0], &C[0], &C[1]}) {
-      auto V = L.read(*Op, F64);
-      if (!V)
-        return V.takeError();
-      Args.push_back(*V);
-    }
-    Function *Fn = matrixIntrinsic(L, intrinsics::MmaPrefix.str() + "m8n8k4.f64.f64",
-                                   FixedVectorType::get(F64, 2), {F64, F64, F64, F64}, None);
-    Value *R = B.CreateCall(Fn, Args);
-    for (unsigned K = 0; K < 2; ++K)
-      if (Error E = L.write(D[K], B.CreateExtractElement(R, K)))
-        return E;
-    return Error::success();
+    return liftMmaF64(L, D, A, Bm, C);
   }
 
   bool Int = F->AType == "s8" || F->AType == "u8";
@@ -164,24 +228,8 @@ Error liftMma(FunctionLifter &L, const ptx::Instruction &I) {
     Args.push_back(*V);
   }
   Type *Acc = Int ? I32 : F32;
-  if (F->CType == "f16") {
-    // c0, c1 in the low and high halves of the first register, c2, c3 of the second.
-    for (unsigned K = 0; K < 2; ++K) {
-      auto V = L.read(C[K], I32);
-      if (!V)
-        return V.takeError();
-      Value *Pair = B.CreateBitCast(*V, FixedVectorType::get(B.getHalfTy(), 2));
-      for (unsigned H = 0; H < 2; ++H)
-        Args.push_back(B.CreateFPExt(B.CreateExtractElement(Pair, H), F32));
-    }
-  } else {
-    for (unsigned K = 0; K < 4; ++K) {
-      auto V = L.read(C[K], Acc);
-      if (!V)
-        return V.takeError();
-      Args.push_back(*V);
-    }
-  }
+  if (Error E = readAccumulators(L, C, F->CType == "f16", Acc, Args))
+    return E;
   std::string Name = (intrinsics::MmaPrefix + F->Shape + "." + F->AType + "." + F->BType).str();
   if (F->Satfinite)
     Name += ".satfinite";
@@ -189,41 +237,24 @@ Error liftMma(FunctionLifter &L, const ptx::Instruction &I) {
   Params.append(4, Acc);
   Function *Fn = matrixIntrinsic(L, Name, FixedVectorType::get(Acc, 4), Params, None);
   Value *R = B.CreateCall(Fn, Args);
-  if (F->DType == "f16") {
-    // Rounded to nearest even, packed as the C registers are.
-    for (unsigned K = 0; K < 2; ++K) {
-      Value *Pair = PoisonValue::get(FixedVectorType::get(B.getHalfTy(), 2));
-      for (unsigned H = 0; H < 2; ++H)
-        Pair = B.CreateInsertElement(
-            Pair, B.CreateFPTrunc(B.CreateExtractElement(R, 2 * K + H), B.getHalfTy()), H);
-      if (Error E = L.write(D[K], B.CreateBitCast(Pair, I32)))
-        return E;
-    }
-    return Error::success();
-  }
+  SmallVector<Value *, 4> Elems;
   for (unsigned K = 0; K < 4; ++K)
-    if (Error E = L.write(D[K], B.CreateExtractElement(R, K)))
-      return E;
-  return Error::success();
+    Elems.push_back(B.CreateExtractElement(R, K));
+  return writeAccumulators(L, D, F->DType == "f16", Elems);
 }
 
 Error liftLdmatrix(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
-  unsigned N = L.hasMod(".x1") ? 1 : L.hasMod(".x2") ? 2 : L.hasMod(".x4") ? 4 : 0;
-  if (!N || !L.hasMod(".m8n8") || !L.hasMod(".b16") || I.Ops.size() != 2)
+  unsigned N = matrixCount(L);
+  if (!N || I.Ops.size() != 2)
     return L.unsupported("ldmatrix: only .m8n8 .x1/.x2/.x4 .b16 is lifted");
   ArrayRef<ptx::Operand> D = elements(I.Ops[0]);
   if (D.size() != N)
     return L.unsupported("ldmatrix: wrong number of destination registers");
-  // [addr] is a shared address with .shared/.shared::cta, else generic (pointing into shared).
-  Expected<Value *> Row = L.hasMod(".shared") || L.hasMod(".shared::cta")
-                              ? L.address(I.Ops[1], SharedAS)
-                              : L.address(I.Ops[1], GenericAS);
+  auto Row = matrixRowAddress(L, I.Ops[1]);
   if (!Row)
     return Row.takeError();
   Value *Ptr = *Row;
-  if (Ptr->getType()->getPointerAddressSpace() != SharedAS)
-    Ptr = B.CreateAddrSpaceCast(Ptr, PointerType::get(L.Ctx, SharedAS));
   Type *I32 = B.getInt32Ty(), *I1 = B.getInt1Ty();
   Function *Fn =
       matrixIntrinsic(L, intrinsics::Ldmatrix, I32, {PointerType::get(L.Ctx, SharedAS), I32, I1},
@@ -502,24 +533,9 @@ Error liftWmmaMma(FunctionLifter &L, const ptx::Instruction &I) {
     return L.unsupported("wmma.mma: operand types missing");
 
   if (Shape == "m8n8k4") {
-    if (AType != "f64" || BType != "f64" || CType != "f64" || DType != "f64" || A.size() != 1 ||
-        Bm.size() != 1 || C.size() != 2 || D.size() != 2)
+    if (AType != "f64" || BType != "f64" || CType != "f64" || DType != "f64")
       return L.unsupported("wmma.mma: this m8n8k4 form is not lifted");
-    SmallVector<Value *, 4> Args;
-    for (const ptx::Operand *Op : {&A[0], &Bm[0], &C[0], &C[1]}) {
-      auto V = L.read(*Op, B.getDoubleTy());
-      if (!V)
-        return V.takeError();
-      Args.push_back(*V);
-    }
-    Type *F64 = B.getDoubleTy();
-    Function *Fn = matrixIntrinsic(L, intrinsics::MmaPrefix.str() + "m8n8k4.f64.f64",
-                                   FixedVectorType::get(F64, 2), {F64, F64, F64, F64}, None);
-    Value *R = B.CreateCall(Fn, Args);
-    for (unsigned K = 0; K < 2; ++K)
-      if (Error E = L.write(D[K], B.CreateExtractElement(R, K)))
-        return E;
-    return Error::success();
+    return liftMmaF64(L, D, A, Bm, C);
   }
 
   bool Int = AType == "s8" || AType == "u8";
@@ -555,23 +571,8 @@ Error liftWmmaMma(FunctionLifter &L, const ptx::Instruction &I) {
     return E;
   // Accumulators as eight f32 (or s32) elements.
   Type *Acc = Int ? I32 : F32;
-  if (CType == "f16") {
-    for (unsigned K = 0; K < 4; ++K) {
-      auto V = L.read(C[K], I32);
-      if (!V)
-        return V.takeError();
-      Value *Pair = B.CreateBitCast(*V, FixedVectorType::get(B.getHalfTy(), 2));
-      for (unsigned H = 0; H < 2; ++H)
-        CR.push_back(B.CreateFPExt(B.CreateExtractElement(Pair, H), F32));
-    }
-  } else {
-    for (unsigned K = 0; K < 8; ++K) {
-      auto V = L.read(C[K], Acc);
-      if (!V)
-        return V.takeError();
-      CR.push_back(*V);
-    }
-  }
+  if (Error E = readAccumulators(L, C, CType == "f16", Acc, CR))
+    return E;
   std::string Name =
       (intrinsics::MmaPrefix + "m16n8k" + Twine(G->K == 8 ? 8 : 16) + "." + AType + "." + BType)
           .str();
@@ -604,39 +605,22 @@ Error liftWmmaMma(FunctionLifter &L, const ptx::Instruction &I) {
       for (unsigned K = 0; K < E; ++K)
         DR[Tile * E + K] = B.CreateExtractElement(R, K);
     }
-  if (DType == "f16") {
-    for (unsigned K = 0; K < 4; ++K) {
-      Value *Pair = PoisonValue::get(FixedVectorType::get(B.getHalfTy(), 2));
-      for (unsigned H = 0; H < 2; ++H)
-        Pair = B.CreateInsertElement(Pair, B.CreateFPTrunc(DR[2 * K + H], B.getHalfTy()), H);
-      if (Error Er = L.write(D[K], B.CreateBitCast(Pair, I32)))
-        return Er;
-    }
-    return Error::success();
-  }
-  for (unsigned K = 0; K < 8; ++K)
-    if (Error Er = L.write(D[K], DR[K]))
-      return Er;
-  return Error::success();
+  return writeAccumulators(L, D, DType == "f16", DR);
 }
 
 // stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 [p], {r...}: one helper call per register.
 Error liftStmatrix(FunctionLifter &L, const ptx::Instruction &I) {
   IRBuilder<> &B = L.B;
-  unsigned N = L.hasMod(".x1") ? 1 : L.hasMod(".x2") ? 2 : L.hasMod(".x4") ? 4 : 0;
-  if (!N || !L.hasMod(".m8n8") || !L.hasMod(".b16") || I.Ops.size() != 2)
+  unsigned N = matrixCount(L);
+  if (!N || I.Ops.size() != 2)
     return L.unsupported("stmatrix: only .m8n8 .x1/.x2/.x4 .b16 is lifted");
   ArrayRef<ptx::Operand> R = elements(I.Ops[1]);
   if (R.size() != N)
     return L.unsupported("stmatrix: wrong number of source registers");
-  Expected<Value *> Row = L.hasMod(".shared") || L.hasMod(".shared::cta")
-                              ? L.address(I.Ops[0], SharedAS)
-                              : L.address(I.Ops[0], GenericAS);
+  auto Row = matrixRowAddress(L, I.Ops[0]);
   if (!Row)
     return Row.takeError();
   Value *Ptr = *Row;
-  if (Ptr->getType()->getPointerAddressSpace() != SharedAS)
-    Ptr = B.CreateAddrSpaceCast(Ptr, PointerType::get(L.Ctx, SharedAS));
   Type *I32 = B.getInt32Ty();
   Function *Fn = matrixIntrinsic(L, intrinsics::Stmatrix, B.getVoidTy(),
                                  {PointerType::get(L.Ctx, SharedAS), I32, I32, B.getInt1Ty()},

@@ -294,6 +294,39 @@ Case mmaF64Case(uint64_t Seed) {
   return C;
 }
 
+// The scaffolding of the ldmatrix/stmatrix cases: OP.sync.aligned.m8n8.xN[.trans].shared.b16 on a
+// shared tile of 512 bytes per warp, where matrix m's row r sits at 128m + 16r, the 16 bytes of
+// lane 8m + r; the body's prefix leaves that row's address in %r4 (%r1 = lane, %r3 = the warp's
+// area). Rows: four random words per thread. Regs: the register list "{%PREFIX0, ...}" of N.
+struct TileCase {
+  Case C;
+  std::string Ptx, Regs, Prefix;
+};
+TileCase tileCase(const std::string &Op, unsigned N, bool Trans, const char *RegPrefix,
+                  uint64_t Seed) {
+  TileCase T;
+  T.C.Family = "matrix";
+  T.Ptx = Op + ".sync.aligned.m8n8.x" + std::to_string(N) + (Trans ? ".trans" : "") + ".shared.b16";
+  T.C.Name = T.Ptx;
+  T.C.ModuleDecls = ".shared .align 16 .b8 $tile[1024];";
+  T.Regs = "{";
+  for (unsigned I = 0; I < N; ++I)
+    T.Regs += (I ? ", %" : "%") + std::string(RegPrefix) + std::to_string(I);
+  T.Regs += "}";
+  T.Prefix = "mov.u32 %r1, %laneid;\n shr.u32 %r2, %tid.x, 5;\n mov.u32 %r3, $tile;\n"
+             " mad.lo.u32 %r3, %r2, 512, %r3;\n mad.lo.u32 %r4, %r1, 16, %r3;\n";
+  T.C.InTypes = {"b32", "b32", "b32", "b32"};
+  Gen G{Seed};
+  for (unsigned I = 0; I < Threads; ++I) {
+    std::vector<u64> Row;
+    for (unsigned K = 0; K < 4; ++K)
+      Row.push_back(uint32_t(G.range(1, 0xffff)) | uint32_t(G.range(1, 0xffff)) << 16);
+    T.C.Rows.push_back(Row);
+  }
+  T.C.Block = Block;
+  return T;
+}
+
 // ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 (PTX ISA 9.7.14.5.15). Every thread stores its
 // row's value (two b16 elements) into its warp's 512-byte area of a shared array, so matrix m of
 // the warp is the 8 x 8 b16 block at byte 128m, row r at 128m + 16r; lane l then gives the
@@ -301,33 +334,11 @@ Case mmaF64Case(uint64_t Seed) {
 // Without .trans lane l receives row l / 4, elements 2(l % 4) and 2(l % 4) + 1 of each matrix;
 // with .trans, row 2(l % 4) and 2(l % 4) + 1 of column l / 4.
 Case ldmatrixCase(unsigned N, bool Trans) {
-  Case C;
-  C.Family = "matrix";
-  std::string Ptx =
-      "ldmatrix.sync.aligned.m8n8.x" + std::to_string(N) + (Trans ? ".trans" : "") + ".shared.b16";
-  C.Name = Ptx;
-  C.ModuleDecls = ".shared .align 16 .b8 $tile[1024];";
-  std::string Dst = "{";
-  for (unsigned I = 0; I < N; ++I) {
-    Dst += (I ? ", %d" : "%d") + std::to_string(I);
-    C.OutTypes.push_back("b32");
-  }
-  Dst += "}";
-  // %r1 = lane, %r2 = warp in block; the warp's area at 512 * warp; its row 16 * lane (x4 takes
-  // 32 rows of 16 bytes: the whole area).
-  C.Body = "mov.u32 %r1, %laneid;\n shr.u32 %r2, %tid.x, 5;\n mov.u32 %r3, $tile;\n"
-           " mad.lo.u32 %r3, %r2, 512, %r3;\n mad.lo.u32 %r4, %r1, 16, %r3;\n"
-           " st.shared.v4.b32 [%r4], {%a0, %a1, %a2, %a3};\n bar.sync 0;\n"
-           " " +
-           Ptx + " " + Dst + ", [%r4];";
-  C.InTypes = {"b32", "b32", "b32", "b32"};
-  Gen G{0x1d3a + N * 2 + Trans};
-  for (unsigned T = 0; T < Threads; ++T) {
-    std::vector<u64> Row;
-    for (unsigned I = 0; I < 4; ++I)
-      Row.push_back(uint32_t(G.range(0, 0xffff)) | uint32_t(G.range(0, 0xffff)) << 16);
-    C.Rows.push_back(Row);
-  }
+  TileCase T = tileCase("ldmatrix", N, Trans, "d", 0x1d3a + N * 2 + Trans);
+  Case &C = T.C;
+  C.OutTypes.assign(N, "b32");
+  C.Body = T.Prefix + " st.shared.v4.b32 [%r4], {%a0, %a1, %a2, %a3};\n bar.sync 0;\n " + T.Ptx +
+           " " + T.Regs + ", [%r4];";
   C.Ref = [N, Trans](RefContext &X) {
     for (size_t W = 0; W < X.In.size(); W += 32) {
       // Element (matrix m, row r, column c) = b16 number 8r + c of row 8m + r's 16 bytes, which
@@ -347,7 +358,6 @@ Case ldmatrixCase(unsigned N, bool Trans) {
       }
     }
   };
-  C.Block = Block;
   return C;
 }
 
@@ -357,31 +367,14 @@ Case ldmatrixCase(unsigned N, bool Trans) {
 // row back. Lane l's register of matrix m holds row l / 4, elements 2(l % 4) and 2(l % 4) + 1;
 // with .trans it is stored to rows 2(l % 4) and 2(l % 4) + 1 at column l / 4.
 Case stmatrixCase(unsigned N, bool Trans) {
-  Case C;
-  C.Family = "matrix";
-  std::string Ptx =
-      "stmatrix.sync.aligned.m8n8.x" + std::to_string(N) + (Trans ? ".trans" : "") + ".shared.b16";
-  C.Name = Ptx;
-  C.ModuleDecls = ".shared .align 16 .b8 $tile[1024];";
-  std::string Src = "{";
-  for (unsigned I = 0; I < N; ++I)
-    Src += (I ? ", %a" : "%a") + std::to_string(I);
-  Src += "}";
-  C.Body = "mov.u32 %r1, %laneid;\n shr.u32 %r2, %tid.x, 5;\n mov.u32 %r3, $tile;\n"
-           " mad.lo.u32 %r3, %r2, 512, %r3;\n mad.lo.u32 %r4, %r1, 16, %r3;\n"
+  TileCase T = tileCase("stmatrix", N, Trans, "a", 0x57a + N * 2 + Trans);
+  Case &C = T.C;
+  C.Body = T.Prefix +
            " mov.b32 %r5, 0;\n st.shared.v4.b32 [%r4], {%r5, %r5, %r5, %r5};\n"
            " bar.warp.sync -1;\n " +
-           Ptx + " [%r4], " + Src +
+           T.Ptx + " [%r4], " + T.Regs +
            ";\n bar.warp.sync -1;\n ld.shared.v4.b32 {%d0, %d1, %d2, %d3}, [%r4];";
-  C.InTypes = {"b32", "b32", "b32", "b32"};
   C.OutTypes = {"b32", "b32", "b32", "b32"};
-  Gen G{0x57a + N * 2 + Trans};
-  for (unsigned T = 0; T < Threads; ++T) {
-    std::vector<u64> Row;
-    for (unsigned I = 0; I < 4; ++I)
-      Row.push_back(uint32_t(G.range(1, 0xffff)) | uint32_t(G.range(1, 0xffff)) << 16);
-    C.Rows.push_back(Row);
-  }
   C.Ref = [N, Trans](RefContext &X) {
     for (size_t W = 0; W < X.In.size(); W += 32) {
       uint16_t Img[4][8][8] = {}; // [matrix][row][column]
@@ -405,7 +398,6 @@ Case stmatrixCase(unsigned N, bool Trans) {
       }
     }
   };
-  C.Block = Block;
   return C;
 }
 

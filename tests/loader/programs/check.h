@@ -44,3 +44,19 @@ inline void expect(bool ok, const char *what, long i) {
   if (!ok && failures++ < 10)
     std::printf("FAIL: %s at %ld\n", what, i);
 }
+
+// Value checks that go on after a mismatch: EXPECT(cond, printf-style message) prints the first 20
+// failures; a program ends with `return report();` (PASS, or FAILED and the count).
+inline int Fails = 0;
+#define EXPECT(C, ...)                                                                             \
+  do {                                                                                             \
+    if (!(C) && Fails++ < 20) {                                                                    \
+      std::printf("MISMATCH %s:%d: ", __FILE__, __LINE__);                                         \
+      std::printf(__VA_ARGS__);                                                                    \
+      std::printf("\n");                                                                           \
+    }                                                                                              \
+  } while (0)
+inline int report() {
+  std::printf(Fails ? "FAILED: %d mismatches\n" : "PASS\n", Fails);
+  return Fails != 0;
+}

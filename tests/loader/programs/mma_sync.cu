@@ -8,16 +8,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-static int Fails = 0;
-#define EXPECT(C, ...)                                                                             \
-  do {                                                                                             \
-    if (!(C) && Fails++ < 20) {                                                                    \
-      std::printf("MISMATCH %s:%d: ", __FILE__, __LINE__);                                         \
-      std::printf(__VA_ARGS__);                                                                    \
-      std::printf("\n");                                                                           \
-    }                                                                                              \
-  } while (0)
-
 // D (16 x 8, f32) = A (16 x 16, f16, row-major) * B (16 x 8) + C, A and B through ldmatrix from
 // shared memory: B as [n][k] (x2) or, with Trans, as [k][n] (x2.trans). One warp per tile.
 template <bool Bf16, bool Trans>
@@ -403,6 +393,5 @@ int main() {
         EXPECT(C[R * N + Cl] == E, "hgemm C[%d][%d] = %g, expected %g", R, Cl, C[R * N + Cl], E);
       }
   }
-  std::printf(Fails ? "FAILED: %d mismatches\n" : "PASS\n", Fails);
-  return Fails != 0;
+  return report();
 }

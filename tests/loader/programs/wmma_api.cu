@@ -12,16 +12,6 @@
 #include <mma.h>
 using namespace nvcuda;
 
-static int Fails = 0;
-#define EXPECT(C, ...)                                                                             \
-  do {                                                                                             \
-    if (!(C) && Fails++ < 20) {                                                                    \
-      std::printf("MISMATCH %s:%d: ", __FILE__, __LINE__);                                         \
-      std::printf(__VA_ARGS__);                                                                    \
-      std::printf("\n");                                                                           \
-    }                                                                                              \
-  } while (0)
-
 // D = Alpha * (A * B + C) + Beta for one M x N x K tile per warp (two warps per block, tiles W and
 // W + 1 of the batch). A is M x K with leading dimension Lda, B K x N (Ldb), C and D M x N (Ldc),
 // each in the layout its template parameter names; with Shared, A and B go through shared memory
@@ -182,6 +172,5 @@ int main() {
       "f64 m8n8k4", [](double X) { return X; }, 0.125, 1.0, 0.0);
   run<8, 8, 4, double, double, Cm, R, false, true, double>(
       "f64 m8n8k4 shared", [](double X) { return X; }, 0.125, 2.0, 1.0);
-  std::printf(Fails ? "FAILED: %d mismatches\n" : "PASS\n", Fails);
-  return Fails != 0;
+  return report();
 }
