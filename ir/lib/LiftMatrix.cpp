@@ -70,21 +70,18 @@ Expected<MmaForm> mmaForm(FunctionLifter &L, const ptx::Instruction &I) {
 
 // Registers per lane of A and B (PTX ISA, "Matrix Fragments for mma.m16n8k*"): with P elements
 // per register (32 / element bits) and K / (4P) spans of k, A has two registers per span, B one.
+// Only the shapes the PTX ISA gives each type (and the helper library defines): f16/bf16 k8 and
+// k16, tf32 k4 and k8, 8-bit k16 and k32.
 std::optional<std::pair<unsigned, unsigned>> fragmentRegisters(StringRef Shape, StringRef AType) {
   unsigned Bits = AType == "f16" || AType == "bf16" ? 16 : AType == "tf32" ? 32 : 8;
-  unsigned K = 0;
-  if (Shape == "m16n8k4")
-    K = 4;
-  else if (Shape == "m16n8k8")
-    K = 8;
-  else if (Shape == "m16n8k16")
-    K = 16;
-  else if (Shape == "m16n8k32")
-    K = 32;
-  else
-    return std::nullopt;
+  unsigned K = Shape == "m16n8k4"    ? 4
+               : Shape == "m16n8k8"  ? 8
+               : Shape == "m16n8k16" ? 16
+               : Shape == "m16n8k32" ? 32
+                                     : 0;
   unsigned P = 32 / Bits, Span = 4 * P;
-  if (K % Span)
+  // Two spans at most: k16 for 16-bit types, k8 for tf32, k32 for 8-bit ones.
+  if (!K || K % Span || K / Span > 2)
     return std::nullopt;
   return std::make_pair(2 * (K / Span), K / Span);
 }

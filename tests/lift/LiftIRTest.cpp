@@ -323,6 +323,11 @@ TEST(LiftIR, MatrixFormsNotLiftedNameTheirReason) {
   EXPECT_IR_HAS(liftedIR("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%r0, %r1, %r2, %r3}, "
                          "{%r4, %r5, %r6, %r7}, {%r4, %r5}, {%r0, %r1, %r2, %r3};"),
                 "mma with .s4");
+  // A shape the type does not have (16-bit operands go up to k16) fails in the lifter, not later
+  // for want of a helper.
+  EXPECT_IR_HAS(liftedIR("mma.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, "
+                         "{%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f4, %f5, %f6, %f7};"),
+                "mma: shape m16n8k32 is not lifted for .f16");
   EXPECT_IR_HAS(liftedIR("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r4];"),
                 "ldmatrix: only .m8n8 .x1/.x2/.x4 .b16 is lifted");
   EXPECT_IR_HAS(liftedIR("wmma.load.a.sync.aligned.row.m8n8k32.shared.s4 {%r0}, [%r4], 32;"),
