@@ -108,6 +108,13 @@ Error linkDeviceLibrary(Module &M, unsigned WaveSize) {
     F->setLinkage(GlobalValue::InternalLinkage);
     F->removeFnAttr(Attribute::NoInline);
     F->removeFnAttr(Attribute::OptimizeNone);
+    // An mma helper is some 250 instructions (the lane exchanges of a whole tile); inlined at each
+    // of the hundreds of mma.sync of a cuBLASLt kernel it made register allocation take minutes
+    // (libcublasLt c1743.e2: 479 s of CPU, 25 s as calls), so it stays one function per module.
+    if (F->getName().starts_with("reptx.mma.")) {
+      F->addFnAttr(Attribute::NoInline);
+      continue;
+    }
     F->addFnAttr(Attribute::AlwaysInline);
   }
   return Error::success();
