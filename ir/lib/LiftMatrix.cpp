@@ -281,7 +281,6 @@ struct WmmaGeom {
   unsigned ARegs = 0, BRegs = 0; // data registers
   unsigned PtxARegs = 0, PtxBRegs = 0;
   unsigned ElemBits = 0; // A/B element width
-  StringRef Helper;      // the mma helper's shape and types, e.g. "m16n8k16.f16.f16"
 };
 
 std::optional<WmmaGeom> wmmaGeom(StringRef Shape, StringRef TypeName) {
