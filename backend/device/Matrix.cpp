@@ -1,9 +1,9 @@
 // Warp-level matrix instructions (PTX ISA 9.7.14.5): mma.sync on the fragment layouts of the PTX
 // ISA ("Matrix Fragments for mma.m16n8k*", "mma.m8n8k4 with .f64"), ldmatrix, stmatrix and
-// movmatrix (9.7.14.5.15-17), as
-// exact computations on 32-lane warps (Device.h): each lane gathers the rows of A and the columns
-// of B that its accumulators need from the lanes that hold them (DS_BPERMUTE, readWarpLane) and
-// computes its own elements of D.
+// movmatrix (9.7.14.5.15-17), as exact computations on 32-lane warps (Device.h): for mma each lane
+// gathers the rows of A and the columns of B that its accumulators need from the lanes that hold
+// them (DS_BPERMUTE, readWarpLane) and computes its own elements of D. The mma helpers are not
+// inlined (backend/lib/DeviceLibrary.cpp).
 //
 // Arithmetic: products and sums in f32 (f64 for .f64) with one fused multiply-add per k, in k
 // order from C; every supported input type (f16, bf16, tf32, e4m3, e5m2) converts to f32 exactly,
