@@ -224,7 +224,7 @@ llvm::Error liftCompareHalf(FunctionLifter &L, const ptx::Instruction &I);
 /// float result (LiftConvertHalf.cpp); isHalfConversion says which conversions it takes.
 bool isHalfConversion(const ptx::Instruction &I);
 llvm::Error liftConvertHalf(FunctionLifter &L, const ptx::Instruction &I);
-/// mma.sync and ldmatrix (LiftMatrix.cpp).
+/// mma.sync, ldmatrix, stmatrix, movmatrix and wmma (LiftMatrix.cpp).
 llvm::Error liftMatrix(FunctionLifter &L, const ptx::Instruction &I);
 /// f32/f64 add, sub, mul, fma, mad with .rz/.rm/.rp (LiftDirected.cpp).
 llvm::Error liftDirected(FunctionLifter &L, const ptx::Instruction &I);

@@ -121,12 +121,12 @@ inline constexpr llvm::StringLiteral MbarrierTestWaitParity = "reptx.mbarrier.te
 //   <2 x double> @reptx.mma.m8n8k4.f64.f64(double a, double b, double c0, double c1)
 //   i32  @reptx.ldmatrix.b16(ptr addrspace(3) row, i32 m, i1 trans): the register of matrix m of
 //        ldmatrix.m8n8.b16 [.trans], from the row addresses lanes 8m..8m+7 give (reads memory)
-// wmma has no intrinsics of its own: its fragments take the mma.sync layouts of the m16n8 tiles of
-// its shape, and wmma.mma calls @reptx.mma per tile (ir/lib/LiftMatrix.cpp).
-inline constexpr llvm::StringLiteral MmaPrefix = "reptx.mma.";
 //   void @reptx.stmatrix.b16(ptr addrspace(3) row, i32 m, i32 v, i1 trans): stmatrix's store of
 //        register v of matrix m (writes memory)
 //   i32  @reptx.movmatrix.b16(i32 v): movmatrix.m8n8.trans.b16
+// wmma has no intrinsics of its own: its fragments take the mma.sync layouts of the m16n8 tiles of
+// its shape, and wmma.mma calls @reptx.mma per tile (ir/lib/LiftMatrix.cpp).
+inline constexpr llvm::StringLiteral MmaPrefix = "reptx.mma.";
 inline constexpr llvm::StringLiteral Ldmatrix = "reptx.ldmatrix.b16";
 inline constexpr llvm::StringLiteral Stmatrix = "reptx.stmatrix.b16";
 inline constexpr llvm::StringLiteral Movmatrix = "reptx.movmatrix.b16";
