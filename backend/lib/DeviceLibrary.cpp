@@ -1,5 +1,5 @@
-// Links the device helper library into lifted modules: parses the embedded bitcode of the
-// target's wave size, links the helpers that the module's reptx intrinsic declarations name
+// Links the device helper library into lifted modules: reads the embedded bitcode of the
+// target's wave size lazily, links the helpers that the module's reptx intrinsic declarations name
 // (Linker::LinkOnlyNeeded), and makes them internal, always-inline and target-neutral so that the
 // O3 pipeline inlines them into the kernels.
 #include "DeviceLibrary.h"
@@ -70,9 +70,12 @@ Error linkDeviceLibrary(Module &M, unsigned WaveSize) {
       Wanted.push_back(&F);
   if (Wanted.empty())
     return Error::success();
-  auto Lib = parseBitcodeFile(MemoryBufferRef(deviceLibraryBitcode(WaveSize),
-                                              "reptx-device-wave" + std::to_string(WaveSize)),
-                              M.getContext());
+  // Lazily: the linker materializes only the helpers it links and what they call, instead of
+  // every function body of the library being read for each module compiled (a large text is
+  // compiled in parts, each one a module).
+  auto Lib = getLazyBitcodeModule(MemoryBufferRef(deviceLibraryBitcode(WaveSize),
+                                                  "reptx-device-wave" + std::to_string(WaveSize)),
+                                  M.getContext());
   if (!Lib)
     return createStringError("device helper library: " + toString(Lib.takeError()));
   // The library's module flags (code object version, wchar_size...) are the module's business.
