@@ -81,8 +81,12 @@ bool applyOptions(raw_ostream &OS = nulls()) {
   // straight-line passes (NVPTX runs them too), and on the math libraries' kernels SLSR alone
   // took a fifth of the compile time while the pass group raised the VGPR count by half for
   // 1% fewer instructions (bench/RESULTS.md, "Compile throughput"). It changes only AMDGPU code
-  // generation.
-  std::vector<const char *> Args = {"reptx", "-amdgpu-scalar-ir-passes=false"};
+  // generation. LLVM 22's AMDGPUUniformIntrinsicCombine (readfirstlane, ballot and permlane
+  // calls on uniform operands) changes nothing in reptx's code (the corpus sample's code objects
+  // are the same byte for byte without it, for gfx942 and gfx1100) and took 2-3% of the compile
+  // time with the uniformity analysis it computes (bench/RESULTS.md, "Compile throughput").
+  std::vector<const char *> Args = {"reptx", "-amdgpu-scalar-ir-passes=false",
+                                    "-amdgpu-enable-uniform-intrinsic-combine=false"};
   for (const std::string &A : ToolOptions)
     Args.push_back(A.c_str());
   cl::ResetAllOptionOccurrences();
