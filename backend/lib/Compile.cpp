@@ -83,8 +83,9 @@ bool applyOptions(raw_ostream &OS = nulls()) {
   // 1% fewer instructions (bench/RESULTS.md, "Compile throughput"). It changes only AMDGPU code
   // generation. LLVM 22's AMDGPUUniformIntrinsicCombine (readfirstlane, ballot and permlane
   // calls on uniform operands) changes nothing in reptx's code (the corpus sample's code objects
-  // are the same byte for byte without it, for gfx942 and gfx1100) and took 2-3% of the compile
-  // time with the uniformity analysis it computes (bench/RESULTS.md, "Compile throughput").
+  // are the same byte for byte without it, for gfx942 and gfx1100) and took 1-5% of the compile
+  // time with the uniformity analysis it computes (bench/RESULTS.md, "Without AMDGPU's uniform
+  // intrinsic combine").
   std::vector<const char *> Args = {"reptx", "-amdgpu-scalar-ir-passes=false",
                                     "-amdgpu-enable-uniform-intrinsic-combine=false"};
   for (const std::string &A : ToolOptions)
