@@ -19,6 +19,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cerrno>
@@ -29,7 +30,9 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <functional>
+#include <mutex>
 #include <poll.h>
+#include <set>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -265,6 +268,41 @@ struct Fds {
   }
 };
 
+// The worker's temporary directory, removed with whatever it left there when the worker has been
+// waited for (the destructor runs after the waitpid loop of runWorker).
+struct WorkerTempDir {
+  SmallString<128> Path;
+  ~WorkerTempDir() {
+    if (!Path.empty())
+      sys::fs::remove_directories(Path);
+  }
+};
+
+// A process killed while its worker ran (a prewarm stopped with SIGKILL, a program that hosts the
+// loader crashing) leaves its workers' directories, which carry its process id in their names:
+// the first worker a process starts in a temporary directory removes those whose process is gone.
+void removeOrphanedWorkerDirs(StringRef TmpRoot) {
+  static std::mutex Mutex;
+  static std::set<std::string> Swept;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!Swept.insert(TmpRoot.str()).second)
+    return;
+  std::error_code EC;
+  for (sys::fs::directory_iterator I(TmpRoot, EC), E; I != E && !EC; I.increment(EC)) {
+    StringRef Name = sys::path::filename(I->path());
+    if (!Name.consume_front("reptx-worker-"))
+      continue;
+    auto [PidText, Unique] = Name.split('-');
+    int Pid = 0;
+    if (PidText.getAsInteger(10, Pid) || Pid <= 0 || Unique.empty())
+      continue;
+    // EPERM: alive, someone else's process; any doubt keeps the directory.
+    if (::kill(Pid, 0) == 0 || errno != ESRCH)
+      continue;
+    sys::fs::remove_directories(I->path());
+  }
+}
+
 Expected<WorkerRun> runWorker(const std::string &Worker, const Request &Q, unsigned Timeout) {
   // 0/1: request socket (parent, child); 2/3: reply pipe (parent reads 2); 4/5: log pipe.
   Fds F;
@@ -297,10 +335,23 @@ Expected<WorkerRun> runWorker(const std::string &Worker, const Request &Q, unsig
   // The worker gets this process's environment without the sanitizer runtimes in LD_PRELOAD: a
   // host program that loads the instrumented libcuda.so.1 preloads libclang_rt.asan (`reptx run`
   // in sanitizer builds), which the worker, linked with its own static runtime, refuses.
+  // It also gets a temporary directory of its own (TMPDIR), removed once it has ended: a worker
+  // killed or crashed in the middle of a link leaves lld's files behind, and a prewarm that times
+  // out on many modules would otherwise fill /tmp with them.
+  WorkerTempDir Tmp;
+  {
+    SmallString<128> Root;
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Root);
+    removeOrphanedWorkerDirs(Root);
+  }
+  if (sys::fs::createUniqueDirectory("reptx-worker-" + Twine(::getpid()), Tmp.Path))
+    Tmp.Path.clear(); // the worker falls back to the system's temporary directory
   std::vector<std::string> EnvStore;
   std::vector<char *> Env;
   for (char **E = environ; *E; ++E) {
     StringRef Var(*E);
+    if (!Tmp.Path.empty() && Var.starts_with("TMPDIR="))
+      continue;
     if (!Var.starts_with("LD_PRELOAD=")) {
       Env.push_back(*E);
       continue;
@@ -315,6 +366,8 @@ Expected<WorkerRun> runWorker(const std::string &Worker, const Request &Q, unsig
     if (!Kept.empty())
       EnvStore.push_back("LD_PRELOAD=" + Kept);
   }
+  if (!Tmp.Path.empty())
+    EnvStore.push_back(("TMPDIR=" + Tmp.Path).str());
   for (std::string &S : EnvStore)
     Env.push_back(S.data());
   Env.push_back(nullptr);
@@ -521,6 +574,16 @@ void injectFault(const Request &Q, int ReplyFd) {
   }
   if (What == "exit")
     ::_exit(3);
+  if (What == "litter") {
+    // Killed in the middle of a link: lld's directory and a partial output are left behind.
+    SmallString<128> Dir;
+    if (!sys::fs::createUniqueDirectory("reptx-lld", Dir)) {
+      sys::path::append(Dir, "kernels.hsaco.tmp");
+      std::error_code EC;
+      raw_fd_ostream(Dir, EC) << "partial";
+    }
+    ::raise(SIGKILL);
+  }
 }
 
 } // namespace

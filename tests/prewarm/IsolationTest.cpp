@@ -8,6 +8,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace reptx;
 using namespace reptx::test;
@@ -116,6 +119,47 @@ TEST_F(IsolationTest, OneCrashingKernelLeavesTheOthersCompiled) {
   auto R = backend::compilePtxIsolated(threeKernels(), target("gfx1100"));
   ASSERT_TRUE(!!R) << llvm::toString(R.takeError());
   EXPECT_EQ(kernelSymbols(R->CodeObject), (std::set<std::string>{"first", "bad", "last"}));
+}
+
+TEST_F(IsolationTest, AKilledWorkerLeavesNoTemporaryFiles) {
+  // A worker killed in the middle of a link (a timeout, the OOM killer) cannot clean up after
+  // lld; the parent removes the temporary directory it gave the worker. Here the worker leaves a
+  // directory and a partial output in its temporary directory and kills itself.
+  std::string Tmp = path("tmp");
+  ASSERT_TRUE(std::filesystem::create_directory(Tmp));
+  const char *Old = std::getenv("TMPDIR");
+  std::string Saved = Old ? Old : "";
+  // The directory of a worker whose parent was killed (a process that has exited) goes too; one
+  // of a live process (this one) stays.
+  pid_t Dead = ::fork();
+  ASSERT_GE(Dead, 0);
+  if (Dead == 0)
+    ::_exit(0);
+  ASSERT_EQ(::waitpid(Dead, nullptr, 0), Dead);
+  std::string Orphan = Tmp + "/reptx-worker-" + std::to_string(Dead) + "-0a1b2c";
+  std::string Live = Tmp + "/reptx-worker-" + std::to_string(::getpid()) + "-3d4e5f";
+  ASSERT_TRUE(std::filesystem::create_directories(Orphan + "/reptx-lld-000000"));
+  ASSERT_TRUE(std::filesystem::create_directory(Live));
+  ::setenv("TMPDIR", Tmp.c_str(), 1);
+  ::setenv("REPTX_TEST_WORKER_FAULT", "litter", 1);
+  auto R = backend::compilePtxIsolated(liftKernel("saxpy"), target("gfx942"));
+  ::unsetenv("REPTX_TEST_WORKER_FAULT");
+  // And a worker that compiles and links leaves nothing either.
+  auto Ok = backend::compilePtxIsolated(liftKernel("saxpy"), target("gfx942"));
+  if (Old)
+    ::setenv("TMPDIR", Saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  ASSERT_TRUE(!!R) << llvm::toString(R.takeError());
+  ASSERT_EQ(R->Failures.size(), 1u);
+  EXPECT_NE(R->Failures[0].Message.find("compile worker crashed (signal 9"), std::string::npos)
+      << R->Failures[0].Message;
+  ASSERT_TRUE(!!Ok) << llvm::toString(Ok.takeError());
+  EXPECT_EQ(Ok->Kernels.size(), 1u);
+  std::vector<std::string> Left;
+  for (const auto &E : std::filesystem::recursive_directory_iterator(Tmp))
+    Left.push_back(E.path().string());
+  EXPECT_EQ(Left, std::vector<std::string>{Live});
 }
 
 TEST_F(IsolationTest, ModuleLevelErrors) {
