@@ -392,6 +392,10 @@ Expected<std::unique_ptr<CodeObject>> CodeObject::load(ArrayRef<uint8_t> Input) 
     K.MaxFlatWorkgroupSize = clamp32(getUInt(KN, ".max_flat_workgroup_size"), 1024);
     K.SgprCount = clamp32(getUInt(KN, ".sgpr_count"), 0);
     K.VgprCount = clamp32(getUInt(KN, ".vgpr_count"), 0);
+    K.AgprCount = clamp32(getUInt(KN, ".agpr_count"), 0);
+    K.SgprSpillCount = clamp32(getUInt(KN, ".sgpr_spill_count"), 0);
+    K.VgprSpillCount = clamp32(getUInt(KN, ".vgpr_spill_count"), 0);
+    K.UsesDynamicStack = getBool(KN, ".uses_dynamic_stack").value_or(false);
     K.UniformWorkgroupSize = getBool(KN, ".uniform_work_group_size").value_or(false);
     if (auto Args = lookup(KN, ".args"); Args && Args->isArray()) {
       for (msgpack::DocNode &AN : Args->getArray()) {

@@ -1,11 +1,13 @@
 #!/bin/sh
 # `reptx compile` end to end: a PTX file for two targets, the sample binary, --emit-llvm, and a
 # module where one kernel fails to lift (exit code 2, the other kernel still compiled), a full
-# disk and a compile past --timeout.
+# disk, a compile past --timeout, and -v / --warn-on-spills / --warn-on-local-memory-usage
+# (checked against the PTX and against llvm-readelf's reading of the code object's metadata).
 set -eu
 REPTX=$1
 KERNELS=$2
 SAMPLE=$3
+READELF=$4
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -69,6 +71,88 @@ REPTX_TEST_WORKER_FAULT=hang "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx942
   --timeout 1 -o "$T/hang.hsaco" > /dev/null 2> "$T/err" || rc=$?
 test "$rc" = 2
 grep -q "compile worker timed out after 1 s" "$T/err"
+
+# -v: two kernels of known resources. `pressure` (.maxntid 1024: at most 128 VGPRs on gfx942)
+# keeps 160 volatile loads live across a barrier, so it must spill; `tiles` has a 4096-byte
+# .shared array and a 64-byte .local array indexed at run time (scratch, no spills). Both take
+# a .u64 and a .u32: 12 bytes of kernel arguments.
+{
+  printf '.version 8.0\n.target sm_80\n.address_size 64\n'
+  printf '.visible .entry pressure(.param .u64 p, .param .u32 k) .maxntid 1024, 1, 1\n{\n'
+  printf '.reg .b32 %%r<2>;\n.reg .b64 %%rd<3>;\n.reg .f32 %%f<161>;\n'
+  printf 'ld.param.u64 %%rd1, [p];\ncvta.to.global.u64 %%rd1, %%rd1;\nmov.u32 %%r1, %%tid.x;\n'
+  printf 'mul.wide.u32 %%rd2, %%r1, 4;\nadd.s64 %%rd1, %%rd1, %%rd2;\n'
+  for i in $(seq 0 159); do printf 'ld.volatile.global.f32 %%f%d, [%%rd1+%d];\n' $i $((i * 4096)); done
+  printf 'bar.sync 0;\nmov.f32 %%f160, 0f00000000;\n'
+  for i in $(seq 159 -1 0); do printf 'fma.rn.f32 %%f160, %%f%d, %%f%d, %%f160;\n' $i $i; done
+  printf 'st.global.f32 [%%rd1], %%f160;\nret;\n}\n'
+  cat <<'PTX'
+.visible .entry tiles(.param .u64 p, .param .u32 k)
+{
+.reg .b32 %r<6>;
+.reg .b64 %rd<6>;
+.reg .f32 %f<3>;
+.shared .align 4 .b8 tile[4096];
+.local .align 4 .b8 buf[64];
+ld.param.u64 %rd1, [p];
+ld.param.u32 %r1, [k];
+mov.u32 %r2, %tid.x;
+and.b32 %r3, %r2, 15;
+shl.b32 %r3, %r3, 2;
+mov.u64 %rd2, buf;
+cvt.u64.u32 %rd3, %r3;
+add.s64 %rd2, %rd2, %rd3;
+cvt.rn.f32.u32 %f1, %r2;
+st.local.f32 [%rd2], %f1;
+and.b32 %r4, %r1, 15;
+shl.b32 %r4, %r4, 2;
+mov.u64 %rd4, buf;
+cvt.u64.u32 %rd3, %r4;
+add.s64 %rd4, %rd4, %rd3;
+ld.local.f32 %f2, [%rd4];
+shl.b32 %r5, %r2, 2;
+mov.u32 %r3, tile;
+add.s32 %r3, %r3, %r5;
+st.shared.f32 [%r3], %f2;
+bar.sync 0;
+ld.shared.f32 %f2, [%r3];
+cvta.to.global.u64 %rd1, %rd1;
+mul.wide.u32 %rd5, %r2, 4;
+add.s64 %rd1, %rd1, %rd5;
+st.global.f32 [%rd1], %f2;
+ret;
+}
+PTX
+} > "$T/res.ptx"
+"$REPTX" compile "$T/res.ptx" --arch gfx942 --no-cache -v --warn-on-spills \
+  --warn-on-local-memory-usage -o "$T/res.hsaco" > /dev/null 2> "$T/v"
+grep -qx "reptx info    : Compiled entry function 'pressure' for 'gfx942' (wave64)" "$T/v"
+grep -qx "reptx info    : Compiled entry function 'tiles' for 'gfx942' (wave64)" "$T/v"
+grep -q "^reptx info    : Used .*, 0 bytes LDS, .* bytes code, 12 bytes kernel arguments$" "$T/v"
+grep -q "^reptx info    : Used .*, 4096 bytes LDS, .* bytes code, 12 bytes kernel arguments$" "$T/v"
+# Each kernel's figures in its block (Compiled, properties, Used), as llvm-readelf reads them.
+"$READELF" --notes "$T/res.hsaco" > "$T/notes"
+for k in pressure tiles; do
+  note() { # the metadata key $1 of kernel $k (one of those sorted after its .name)
+    awk -v k="$k" -v key="$1" '/^    \.name:/ { on = ($2 == k) } on && $1 == key":" { print $2 }' "$T/notes"
+  }
+  block=$(grep -A3 "^reptx info    : Compiled entry function '$k'" "$T/v")
+  echo "$block" | grep -q "^    $(note .private_segment_fixed_size) bytes stack frame, $(note .vgpr_spill_count) VGPRs spilled, $(note .sgpr_spill_count) SGPRs spilled$"
+  echo "$block" | grep -q "^reptx info    : Used $(note .vgpr_count) VGPRs (0 AGPRs), $(note .sgpr_count) SGPRs, "
+done
+spills=$(awk '/^    \.name:/ { on = ($2 == "pressure") } on && $1 == ".vgpr_spill_count:" { print $2 }' "$T/notes")
+test "$spills" -gt 0
+test "$(awk '/^    \.name:/ { on = ($2 == "tiles") } on && $1 == ".private_segment_fixed_size:" { print $2 }' "$T/notes")" -ge 64
+grep -qx "reptx warning : Registers are spilled in function 'pressure' for 'gfx942': $spills VGPRs to scratch memory, 0 SGPRs" "$T/v"
+test "$(grep -c "^reptx warning : Registers are spilled" "$T/v")" = 1
+grep -q "^reptx warning : Local memory used for function 'tiles' for 'gfx942': [0-9]* bytes stack frame$" "$T/v"
+# Without the flags nothing of this is printed; a cached result is reported as such.
+REPTX_CACHE_PATH="$T/cache" "$REPTX" compile "$T/res.ptx" --arch gfx942 -o "$T/res.hsaco" \
+  > /dev/null 2> "$T/quiet"
+test ! -s "$T/quiet"
+REPTX_CACHE_PATH="$T/cache" "$REPTX" compile "$T/res.ptx" --arch gfx942 -v -o "$T/res.hsaco" \
+  > /dev/null 2> "$T/cached"
+grep -qx "reptx info    : Cached entry function 'tiles' for 'gfx942' (wave64)" "$T/cached"
 
 rc=0
 "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx803 2> /dev/null || rc=$?

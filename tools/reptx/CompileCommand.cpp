@@ -1,10 +1,12 @@
 // `reptx compile`: lift PTX (a file, or every PTX entry of a CUDA binary, an executable's or
 // shared library's -rdc units linked as the loader links them) to LLVM IR and compile it into HSA
-// code objects for one or more AMDGPU targets; --emit-llvm prints the lifted IR.
+// code objects for one or more AMDGPU targets; --emit-llvm prints the lifted IR; -v reports each
+// kernel's resources as `ptxas -v` does.
 #include "Commands.h"
 
 #include "reptx/backend/Backend.h"
 #include "reptx/driver/Driver.h"
+#include "reptx/emulator/CodeObject.h"
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Link.h"
 #include "reptx/frontend-ptx/Parser.h"
@@ -36,6 +38,9 @@ struct CompileOpts {
   std::string Wave64Mode = "packed";
   unsigned Threads = 0;
   unsigned Timeout = 600;
+  bool Verbose = false;
+  bool WarnSpills = false;
+  bool WarnScratch = false;
 };
 
 struct PtxInput {
@@ -43,6 +48,43 @@ struct PtxInput {
   std::string Text;
   std::string PtxasOptions; // of the fatbin entry
 };
+
+// -v, --warn-on-spills, --warn-on-local-memory-usage: each kernel's resources as its code object's
+// metadata states them, in the shape of `ptxas -v` (stderr, "reptx info    : ..."). Register
+// counts are per lane; a VGPR spill takes 4 bytes of scratch per lane.
+void reportResources(llvm::StringRef Bytes, const std::string &Arch, bool Cached,
+                     const CompileOpts &O) {
+  auto CO = emulator::CodeObject::load(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size()));
+  if (!CO) {
+    reportError(Arch +
+                ": cannot read the code object's metadata: " + llvm::toString(CO.takeError()));
+    return;
+  }
+  llvm::raw_ostream &OS = llvm::errs();
+  for (const emulator::Kernel &K : (*CO)->kernels()) {
+    std::string Stack = fmt::format("{} bytes stack frame{}", K.PrivateSegmentFixedSize,
+                                    K.UsesDynamicStack ? " plus a dynamic stack" : "");
+    if (O.Verbose) {
+      OS << fmt::format("reptx info    : {} entry function '{}' for '{}' (wave{})\n",
+                        Cached ? "Cached" : "Compiled", K.Name, Arch, K.WavefrontSize);
+      OS << fmt::format("reptx info    : Function properties for {}\n", K.Name);
+      OS << fmt::format("    {}, {} VGPRs spilled, {} SGPRs spilled\n", Stack, K.VgprSpillCount,
+                        K.SgprSpillCount);
+      OS << fmt::format("reptx info    : Used {} VGPRs ({} AGPRs), {} SGPRs, {} bytes LDS, {} "
+                        "bytes code, {} bytes kernel arguments\n",
+                        K.VgprCount, K.AgprCount, K.SgprCount, K.GroupSegmentFixedSize, K.CodeSize,
+                        K.KernargSegmentSize);
+    }
+    if (O.WarnSpills && (K.VgprSpillCount || K.SgprSpillCount))
+      OS << fmt::format("reptx warning : Registers are spilled in function '{}' for '{}': {} "
+                        "VGPRs to scratch memory, {} SGPRs\n",
+                        K.Name, Arch, K.VgprSpillCount, K.SgprSpillCount);
+    if (O.WarnScratch && (K.PrivateSegmentFixedSize || K.UsesDynamicStack))
+      OS << fmt::format("reptx warning : Local memory used for function '{}' for '{}': {}\n",
+                        K.Name, Arch, Stack);
+  }
+}
 
 llvm::Expected<std::vector<PtxInput>> readInputs(const std::string &Path) {
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
@@ -192,6 +234,9 @@ int runCompile(const CompileOpts &O) {
       }
       if (Obj->Kernels.empty())
         continue;
+      if (O.Verbose || O.WarnSpills || O.WarnScratch)
+        reportResources(Obj->CodeObject, Arch.str(), Obj->From != driver::Result::Origin::Compiled,
+                        O);
       std::string Path;
       if (Single && !O.Output.empty()) {
         Path = O.Output;
@@ -210,6 +255,7 @@ int runCompile(const CompileOpts &O) {
       llvm::outs() << fmt::format("{}: {} kernel{} -> {}{}\n", Arch.str(), Obj->Kernels.size(),
                                   Obj->Kernels.size() == 1 ? "" : "s", Path,
                                   Obj->From == driver::Result::Origin::Compiled ? "" : " (cached)");
+      llvm::outs().flush(); // in order with -v's reports on standard error
     }
   }
   return Ok ? ExitOk : ExitBadInput;
@@ -240,6 +286,14 @@ Runner addCompileCommand(CLI::App &App) {
   Cmd->add_option("-j,--threads", O->Threads,
                   "Threads for a large module, compiled in parts (default: all cores; the code "
                   "object is the same whatever the number)");
+  Cmd->add_flag("-v,--verbose", O->Verbose,
+                "Report each kernel's registers, spills, stack frame, LDS and code size on "
+                "standard error, as ptxas -v does");
+  Cmd->add_flag("--warn-on-spills", O->WarnSpills,
+                "Warn about kernels whose registers are spilled (ptxas --warn-on-spills)");
+  Cmd->add_flag("--warn-on-local-memory-usage", O->WarnScratch,
+                "Warn about kernels that use scratch (local) memory (ptxas "
+                "--warn-on-local-memory-usage)");
   Cmd->add_option("--timeout", O->Timeout, "Seconds one module may take to compile (0: no limit)")
       ->capture_default_str();
   return [O] { return runCompile(*O); };

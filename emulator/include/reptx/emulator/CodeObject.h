@@ -98,7 +98,12 @@ struct Kernel {
   uint32_t WavefrontSize = 64;
   uint32_t MaxFlatWorkgroupSize = 1024;
   uint32_t SgprCount = 0;
-  uint32_t VgprCount = 0;
+  uint32_t VgprCount = 0; // on gfx90a/gfx942 the unified file: VGPRs and AGPRs together
+  uint32_t AgprCount = 0;
+  uint32_t SgprSpillCount = 0;
+  uint32_t VgprSpillCount = 0;
+  bool UsesDynamicStack = false; // recursion or calls of unknown stack use: scratch beyond
+                                 // PrivateSegmentFixedSize
   bool UniformWorkgroupSize = false;
 };
 
