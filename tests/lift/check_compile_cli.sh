@@ -1,13 +1,15 @@
 #!/bin/sh
 # `reptx compile` end to end: a PTX file for two targets, the sample binary, --emit-llvm, and a
 # module where one kernel fails to lift (exit code 2, the other kernel still compiled), a full
-# disk, a compile past --timeout, and -v / --warn-on-spills / --warn-on-local-memory-usage
-# (checked against the PTX and against llvm-readelf's reading of the code object's metadata).
+# disk, a compile past --timeout, -v / --warn-on-spills / --warn-on-local-memory-usage (checked
+# against the PTX and against llvm-readelf's reading of the code object's metadata), and
+# --bundle (checked against clang-offload-bundler).
 set -eu
 REPTX=$1
 KERNELS=$2
 SAMPLE=$3
 READELF=$4
+BUNDLER=$5
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -153,6 +155,34 @@ test ! -s "$T/quiet"
 REPTX_CACHE_PATH="$T/cache" "$REPTX" compile "$T/res.ptx" --arch gfx942 -v -o "$T/res.hsaco" \
   > /dev/null 2> "$T/cached"
 grep -qx "reptx info    : Cached entry function 'tiles' for 'gfx942' (wave64)" "$T/cached"
+
+# --bundle: one clang offload bundle per module, the same bytes as clang-offload-bundler makes of
+# the separately written code objects (hipcc's layout: an empty host entry, 4096-byte alignment),
+# and each target's code object unbundles to the same bytes.
+"$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx942,gfx1100 -o "$T/sep" > /dev/null
+"$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx942,gfx1100 --bundle -o "$T/saxpy.hipfb" \
+  > "$T/log"
+grep -qx "bundle of 2 targets -> $T/saxpy.hipfb" "$T/log"
+head -c 24 "$T/saxpy.hipfb" | grep -q "^__CLANG_OFFLOAD_BUNDLE__$"
+if [ -x "$BUNDLER" ]; then
+  host=$("$(dirname "$BUNDLER")/llvm-config" --host-target) # the host entry reptx writes
+  "$BUNDLER" -type=o -bundle-align=4096 \
+    -targets="host-$host,hipv4-amdgcn-amd-amdhsa--gfx942,hipv4-amdgcn-amd-amdhsa--gfx1100" \
+    -input=/dev/null -input="$T/sep/saxpy.gfx942.hsaco" -input="$T/sep/saxpy.gfx1100.hsaco" \
+    -output="$T/ref.hipfb"
+  cmp "$T/saxpy.hipfb" "$T/ref.hipfb"
+  for a in gfx942 gfx1100; do
+    "$BUNDLER" -unbundle -type=o -targets="hipv4-amdgcn-amd-amdhsa--$a" \
+      -input="$T/saxpy.hipfb" -output="$T/un.$a.hsaco"
+    cmp "$T/un.$a.hsaco" "$T/sep/saxpy.$a.hsaco"
+  done
+else
+  echo "clang-offload-bundler not found: bundle checked by its header only"
+fi
+# Without -o: <stem>.hipfb in the working directory.
+mkdir "$T/cwd"
+(cd "$T/cwd" && "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx1201 --bundle > /dev/null)
+test -s "$T/cwd/saxpy.hipfb"
 
 rc=0
 "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx803 2> /dev/null || rc=$?

@@ -38,6 +38,7 @@ struct CompileOpts {
   std::string Wave64Mode = "packed";
   unsigned Threads = 0;
   unsigned Timeout = 600;
+  bool Bundle = false;
   bool Verbose = false;
   bool WarnSpills = false;
   bool WarnScratch = false;
@@ -145,7 +146,8 @@ int runCompile(const CompileOpts &O) {
     reportError(llvm::toString(Inputs.takeError()));
     return ExitBadInput;
   }
-  bool Single = Inputs->size() == 1 && Archs.size() == 1;
+  // -o names the output file for one module and one target, or one module's bundle.
+  bool Single = Inputs->size() == 1 && (Archs.size() == 1 || O.Bundle);
   if (!Single && !O.Output.empty() && !O.EmitLLVM) {
     if (std::error_code EC = llvm::sys::fs::create_directories(O.Output)) {
       reportError(O.Output + ": " + EC.message());
@@ -216,6 +218,14 @@ int runCompile(const CompileOpts &O) {
       Stem = llvm::sys::path::filename(In.Name).str(); // "vecadd.c1.e1.sm_75" for binaries
     driver::ModuleSource Src{In.Name, std::move(In.Text), In.PtxasOptions};
     std::set<std::string> Reported; // a kernel that fails to lift fails for every target
+    std::vector<std::pair<std::string, std::string>> Bundled; // --bundle: (arch, code object)
+    auto OutputPath = [&](llvm::StringRef Suffix) {
+      if (Single && !O.Output.empty())
+        return O.Output;
+      llvm::SmallString<256> P(O.Output.empty() ? "." : O.Output);
+      llvm::sys::path::append(P, Stem + Suffix);
+      return std::string(P);
+    };
     for (llvm::StringRef Arch : Archs) {
       driver::Target T;
       T.Arch = Arch.str();
@@ -237,14 +247,16 @@ int runCompile(const CompileOpts &O) {
       if (O.Verbose || O.WarnSpills || O.WarnScratch)
         reportResources(Obj->CodeObject, Arch.str(), Obj->From != driver::Result::Origin::Compiled,
                         O);
-      std::string Path;
-      if (Single && !O.Output.empty()) {
-        Path = O.Output;
-      } else {
-        llvm::SmallString<256> P(O.Output.empty() ? "." : O.Output);
-        llvm::sys::path::append(P, Stem + "." + Arch.str() + ".hsaco");
-        Path = std::string(P);
+      if (O.Bundle) {
+        llvm::outs() << fmt::format("{}: {} kernel{}{}\n", Arch.str(), Obj->Kernels.size(),
+                                    Obj->Kernels.size() == 1 ? "" : "s",
+                                    Obj->From == driver::Result::Origin::Compiled ? ""
+                                                                                  : " (cached)");
+        llvm::outs().flush();
+        Bundled.emplace_back(Arch.str(), std::move(Obj->CodeObject));
+        continue;
       }
+      std::string Path = OutputPath("." + Arch.str() + ".hsaco");
       if (llvm::Error E = writeFile(
               Path, llvm::StringRef(reinterpret_cast<const char *>(Obj->CodeObject.data()),
                                     Obj->CodeObject.size()))) {
@@ -257,6 +269,22 @@ int runCompile(const CompileOpts &O) {
                                   Obj->From == driver::Result::Origin::Compiled ? "" : " (cached)");
       llvm::outs().flush(); // in order with -v's reports on standard error
     }
+    if (Bundled.empty())
+      continue;
+    std::vector<backend::BundleEntry> Entries;
+    for (const auto &[Arch, Bytes] : Bundled)
+      Entries.push_back({Arch, llvm::ArrayRef<uint8_t>(
+                                   reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size())});
+    std::vector<uint8_t> Fat = backend::offloadBundle(Entries);
+    std::string Path = OutputPath(".hipfb");
+    if (llvm::Error E = writeFile(
+            Path, llvm::StringRef(reinterpret_cast<const char *>(Fat.data()), Fat.size()))) {
+      reportError(llvm::toString(std::move(E)));
+      Ok = false;
+      continue;
+    }
+    llvm::outs() << fmt::format("bundle of {} target{} -> {}\n", Entries.size(),
+                                Entries.size() == 1 ? "" : "s", Path);
   }
   return Ok ? ExitOk : ExitBadInput;
 }
@@ -286,6 +314,10 @@ Runner addCompileCommand(CLI::App &App) {
   Cmd->add_option("-j,--threads", O->Threads,
                   "Threads for a large module, compiled in parts (default: all cores; the code "
                   "object is the same whatever the number)");
+  Cmd->add_flag("--bundle", O->Bundle,
+                "Write each module's code objects for all targets as one clang offload bundle "
+                "(HIP's fat binary, for hipModuleLoad): OUT for one module, else "
+                "OUT/<stem>.hipfb");
   Cmd->add_flag("-v,--verbose", O->Verbose,
                 "Report each kernel's registers, spills, stack frame, LDS and code size on "
                 "standard error, as ptxas -v does");

@@ -100,4 +100,16 @@ llvm::Error setLlvmOptions(llvm::ArrayRef<std::string> Args);
 /// The data layout of the AMDGPU target, for ir::LiftOptions.
 std::string dataLayout();
 
+/// One target's code object of a module, for offloadBundle().
+struct BundleEntry {
+  std::string Arch; // gfx942, ...
+  llvm::ArrayRef<uint8_t> CodeObject;
+};
+
+/// A clang offload bundle of code objects (`__CLANG_OFFLOAD_BUNDLE__`, HIP's fat binary format,
+/// which hipModuleLoadData takes and resolves to the device's target): an empty host entry, then
+/// each code object as `hipv4-amdgcn-amd-amdhsa--<arch>` at a 4096-byte boundary, laid out as
+/// `clang-offload-bundler -type=o -bundle-align=4096` lays them out.
+std::vector<uint8_t> offloadBundle(llvm::ArrayRef<BundleEntry> Entries);
+
 } // namespace reptx::backend
