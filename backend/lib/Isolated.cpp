@@ -34,6 +34,7 @@
 #include <poll.h>
 #include <set>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
@@ -269,18 +270,24 @@ struct Fds {
 };
 
 // The worker's temporary directory, removed with whatever it left there when the worker has been
-// waited for (the destructor runs after the waitpid loop of runWorker).
+// waited for (the destructor runs after the waitpid loop of runWorker). The parent holds a lock
+// on it (flock, released by the kernel however the parent ends) for as long as it exists.
 struct WorkerTempDir {
   SmallString<128> Path;
+  int LockFd = -1;
   ~WorkerTempDir() {
     if (!Path.empty())
       sys::fs::remove_directories(Path);
+    if (LockFd >= 0)
+      ::close(LockFd);
   }
 };
 
 // A process killed while its worker ran (a prewarm stopped with SIGKILL, a program that hosts the
-// loader crashing) leaves its workers' directories, which carry its process id in their names:
-// the first worker a process starts in a temporary directory removes those whose process is gone.
+// loader crashing) leaves its worker's directory behind: the first worker a process starts in a
+// temporary directory removes every reptx-worker-* directory that no process holds the lock of
+// (whatever its PID namespace: the lock lives with the file) and that is older than a minute
+// (one just created is locked a moment later).
 void removeOrphanedWorkerDirs(StringRef TmpRoot) {
   static std::mutex Mutex;
   static std::set<std::string> Swept;
@@ -288,18 +295,21 @@ void removeOrphanedWorkerDirs(StringRef TmpRoot) {
   if (!Swept.insert(TmpRoot.str()).second)
     return;
   std::error_code EC;
+  const auto Now = std::chrono::system_clock::now();
   for (sys::fs::directory_iterator I(TmpRoot, EC), E; I != E && !EC; I.increment(EC)) {
-    StringRef Name = sys::path::filename(I->path());
-    if (!Name.consume_front("reptx-worker-"))
+    if (!sys::path::filename(I->path()).starts_with("reptx-worker-"))
       continue;
-    auto [PidText, Unique] = Name.split('-');
-    int Pid = 0;
-    if (PidText.getAsInteger(10, Pid) || Pid <= 0 || Unique.empty())
+    sys::fs::file_status St;
+    if (sys::fs::status(I->path(), St, /*Follow=*/false) ||
+        St.type() != sys::fs::file_type::directory_file ||
+        Now - St.getLastModificationTime() < std::chrono::minutes(1))
       continue;
-    // EPERM: alive, someone else's process; any doubt keeps the directory.
-    if (::kill(Pid, 0) == 0 || errno != ESRCH)
+    int Fd = ::open(I->path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (Fd < 0)
       continue;
-    sys::fs::remove_directories(I->path());
+    if (::flock(Fd, LOCK_EX | LOCK_NB) == 0)
+      sys::fs::remove_directories(I->path());
+    ::close(Fd);
   }
 }
 
@@ -344,8 +354,13 @@ Expected<WorkerRun> runWorker(const std::string &Worker, const Request &Q, unsig
     sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Root);
     removeOrphanedWorkerDirs(Root);
   }
-  if (sys::fs::createUniqueDirectory("reptx-worker-" + Twine(::getpid()), Tmp.Path))
+  if (sys::fs::createUniqueDirectory("reptx-worker-" + Twine(::getpid()), Tmp.Path)) {
     Tmp.Path.clear(); // the worker falls back to the system's temporary directory
+  } else {
+    Tmp.LockFd = ::open(Tmp.Path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (Tmp.LockFd >= 0)
+      ::flock(Tmp.LockFd, LOCK_EX);
+  }
   std::vector<std::string> EnvStore;
   std::vector<char *> Env;
   for (char **E = environ; *E; ++E) {

@@ -21,6 +21,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 

@@ -6,10 +6,12 @@
 
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
-#include <sys/wait.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 using namespace reptx;
@@ -129,17 +131,22 @@ TEST_F(IsolationTest, AKilledWorkerLeavesNoTemporaryFiles) {
   ASSERT_TRUE(std::filesystem::create_directory(Tmp));
   const char *Old = std::getenv("TMPDIR");
   std::string Saved = Old ? Old : "";
-  // The directory of a worker whose parent was killed (a process that has exited) goes too; one
-  // of a live process (this one) stays.
-  pid_t Dead = ::fork();
-  ASSERT_GE(Dead, 0);
-  if (Dead == 0)
-    ::_exit(0);
-  ASSERT_EQ(::waitpid(Dead, nullptr, 0), Dead);
-  std::string Orphan = Tmp + "/reptx-worker-" + std::to_string(Dead) + "-0a1b2c";
-  std::string Live = Tmp + "/reptx-worker-" + std::to_string(::getpid()) + "-3d4e5f";
+  // Directories of workers whose parent was killed: one unlocked and older than a minute goes;
+  // one that a live process holds the lock of stays, however old; so does a fresh one.
+  auto Hours = [](int H) {
+    return std::filesystem::file_time_type::clock::now() - std::chrono::hours(H);
+  };
+  std::string Orphan = Tmp + "/reptx-worker-999999-0a1b2c";
+  std::string Held = Tmp + "/reptx-worker-999999-3d4e5f";
+  std::string Fresh = Tmp + "/reptx-worker-999999-6a7b8c";
   ASSERT_TRUE(std::filesystem::create_directories(Orphan + "/reptx-lld-000000"));
-  ASSERT_TRUE(std::filesystem::create_directory(Live));
+  ASSERT_TRUE(std::filesystem::create_directory(Held));
+  ASSERT_TRUE(std::filesystem::create_directory(Fresh));
+  std::filesystem::last_write_time(Orphan, Hours(2));
+  std::filesystem::last_write_time(Held, Hours(2));
+  int HeldFd = ::open(Held.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(HeldFd, 0);
+  ASSERT_EQ(::flock(HeldFd, LOCK_EX), 0);
   ::setenv("TMPDIR", Tmp.c_str(), 1);
   ::setenv("REPTX_TEST_WORKER_FAULT", "litter", 1);
   auto R = backend::compilePtxIsolated(liftKernel("saxpy"), target("gfx942"));
@@ -156,10 +163,12 @@ TEST_F(IsolationTest, AKilledWorkerLeavesNoTemporaryFiles) {
       << R->Failures[0].Message;
   ASSERT_TRUE(!!Ok) << llvm::toString(Ok.takeError());
   EXPECT_EQ(Ok->Kernels.size(), 1u);
+  ::close(HeldFd);
   std::vector<std::string> Left;
   for (const auto &E : std::filesystem::recursive_directory_iterator(Tmp))
     Left.push_back(E.path().string());
-  EXPECT_EQ(Left, std::vector<std::string>{Live});
+  std::sort(Left.begin(), Left.end());
+  EXPECT_EQ(Left, (std::vector<std::string>{Held, Fresh}));
 }
 
 TEST_F(IsolationTest, ModuleLevelErrors) {
