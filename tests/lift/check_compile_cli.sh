@@ -179,6 +179,24 @@ if [ -x "$BUNDLER" ]; then
 else
   echo "clang-offload-bundler not found: bundle checked by its header only"
 fi
+# reptx emulate takes a target's code object out of a bundle (LLVM's reader, not ours).
+"$REPTX" emulate "$T/saxpy.hipfb" --arch gfx1100 --list > "$T/list"
+grep -q "^saxpy: wave32," "$T/list"
+"$REPTX" emulate "$T/saxpy.hipfb" --arch gfx942 --list > "$T/list"
+grep -q "^saxpy: wave64," "$T/list"
+rc=0
+"$REPTX" emulate "$T/saxpy.hipfb" --list 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "holds gfx942, gfx1100: choose one with --arch" "$T/err"
+rc=0
+"$REPTX" emulate "$T/saxpy.hipfb" --arch gfx90a --list 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "no gfx90a code object in the offload bundle" "$T/err"
+head -c 100 "$T/saxpy.hipfb" > "$T/cut.hipfb"
+rc=0
+"$REPTX" emulate "$T/cut.hipfb" --arch gfx942 --list 2> "$T/err" || rc=$?
+test "$rc" = 2
+grep -q "cut.hipfb: not a valid offload bundle" "$T/err"
 # Without -o: <stem>.hipfb in the working directory.
 mkdir "$T/cwd"
 (cd "$T/cwd" && "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx1201 --bundle > /dev/null)

@@ -7,6 +7,8 @@
 #include "reptx/emulator/Dispatch.h"
 #include "reptx/emulator/PtxLaunch.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/OffloadBundle.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,6 +16,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 namespace reptx::tool {
 
@@ -22,7 +25,7 @@ namespace {
 using namespace reptx::emulator;
 
 struct EmulateOpts {
-  std::string Path, Kernel, Grid = "1", Block = "1";
+  std::string Path, Kernel, Grid = "1", Block = "1", Arch;
   std::vector<std::string> Args;
   uint32_t DynamicLds = 0;
   uint64_t MaxInstructions = uint64_t(1) << 26;
@@ -48,6 +51,46 @@ struct OutputBuffer {
   std::string File;
 };
 
+/// The code object of a file: the file itself, or from a clang offload bundle (`reptx compile
+/// --bundle`, hipcc's fat binaries) the entry of Arch, or its only AMDGPU entry when Arch is empty.
+/// The bundle is read by LLVM's reader (llvm/Object/OffloadBundle.h), not reptx's writer.
+llvm::Expected<llvm::StringRef> codeObjectOf(llvm::StringRef Bytes, const std::string &Path,
+                                             const std::string &Arch) {
+  if (!Bytes.starts_with("__CLANG_OFFLOAD_BUNDLE__")) {
+    if (!Arch.empty())
+      return llvm::createStringError(Path + ": --arch picks an entry of an offload bundle, and "
+                                            "this is not one");
+    return Bytes;
+  }
+  auto FB = llvm::object::OffloadBundleFatBin::create(llvm::MemoryBufferRef(Bytes, Path), 0, Path);
+  if (!FB)
+    return llvm::createStringError(
+        Path + ": not a valid offload bundle: " + llvm::toString(FB.takeError()));
+  std::vector<std::string> Have;
+  std::optional<llvm::StringRef> Found;
+  for (const llvm::object::OffloadBundleEntry &E : (*FB)->getEntries()) {
+    // hipv4-amdgcn-amd-amdhsa--gfx942[:sramecc+:xnack-]
+    auto [Triple, TargetId] = llvm::StringRef(E.ID).split("--");
+    if (!Triple.ends_with("amdgcn-amd-amdhsa"))
+      continue;
+    llvm::StringRef Proc = TargetId.split(':').first;
+    Have.push_back(TargetId.str());
+    if (E.Offset > Bytes.size() || E.Size > Bytes.size() - E.Offset)
+      return llvm::createStringError(Path + ": entry " + E.ID + " lies outside the file");
+    if (Arch.empty() ? !Found : Proc == Arch)
+      Found = Bytes.substr(E.Offset, E.Size);
+  }
+  if (Have.empty())
+    return llvm::createStringError(Path + ": the offload bundle has no AMDGPU code object");
+  if (Arch.empty() && Have.size() > 1)
+    return llvm::createStringError(Path + ": the offload bundle holds " + llvm::join(Have, ", ") +
+                                   ": choose one with --arch");
+  if (!Found)
+    return llvm::createStringError(Path + ": no " + Arch + " code object in the offload bundle (" +
+                                   llvm::join(Have, ", ") + ")");
+  return *Found;
+}
+
 int runEmulate(const EmulateOpts &O) {
   auto Buf = llvm::MemoryBuffer::getFile(O.Path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
@@ -55,8 +98,13 @@ int runEmulate(const EmulateOpts &O) {
     reportError(O.Path + ": " + Buf.getError().message());
     return ExitBadInput;
   }
-  auto CO = CodeObject::load(llvm::ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>((*Buf)->getBufferStart()), (*Buf)->getBufferSize()));
+  auto Bytes = codeObjectOf((*Buf)->getBuffer(), O.Path, O.Arch);
+  if (!Bytes) {
+    reportError(llvm::toString(Bytes.takeError()));
+    return ExitBadInput;
+  }
+  auto CO = CodeObject::load(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Bytes->data()), Bytes->size()));
   if (!CO) {
     reportError(O.Path + ": " + llvm::toString(CO.takeError()));
     return ExitBadInput;
@@ -217,7 +265,11 @@ Runner addEmulateCommand(CLI::App &App) {
   auto *Cmd = App.add_subcommand("emulate", "Run a kernel of an AMDGPU code object on the "
                                             "emulator (debugging)");
   auto O = std::make_shared<EmulateOpts>();
-  Cmd->add_option("code-object", O->Path, "HSA code object (.hsaco)")->required();
+  Cmd->add_option("code-object", O->Path,
+                  "HSA code object (.hsaco), or a clang offload bundle (reptx compile --bundle)")
+      ->required();
+  Cmd->add_option("--arch", O->Arch,
+                  "The target whose code object to take from an offload bundle (gfx942, ...)");
   Cmd->add_option("--kernel", O->Kernel, "Kernel name");
   Cmd->add_option("--grid", O->Grid, "Work-groups: X[,Y[,Z]] (default 1)");
   Cmd->add_option("--block", O->Block, "Work-group size: X[,Y[,Z]] (default 1)");
