@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/BinaryFormat/MsgPackReader.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/Endian.h"
@@ -83,6 +84,49 @@ Expected<TargetInfo> targetFor(StringRef Processor, StringRef TargetId) {
 }
 
 // --- msgpack metadata helpers
+
+// Whether every map in a MessagePack blob has string keys, as AMDGPU metadata does, with nesting
+// bounded. LLVM's msgpack::Document orders map keys with a comparison that stops the process
+// (llvm_unreachable) on two keys that are both arrays or both maps, so a blob that fails this is
+// rejected before the Document reads it.
+bool mapKeysAreStrings(StringRef Blob) {
+  msgpack::Reader R(Blob);
+  struct Level {
+    size_t Left; // elements (arrays) or pairs (maps) still to come
+    bool Map;
+    bool WantKey;
+  };
+  SmallVector<Level, 16> Stack;
+  do {
+    msgpack::Object O;
+    Expected<bool> Got = R.read(O);
+    if (!Got) {
+      consumeError(Got.takeError());
+      return false;
+    }
+    if (!*Got)
+      return false; // the blob ends inside a container
+    if (!Stack.empty()) {
+      Level &L = Stack.back();
+      if (L.Map && L.WantKey) {
+        if (O.Kind != msgpack::Type::String)
+          return false;
+        L.WantKey = false;
+      } else {
+        L.WantKey = true;
+        --L.Left;
+      }
+    }
+    if (O.Kind == msgpack::Type::Array || O.Kind == msgpack::Type::Map) {
+      if (Stack.size() >= 64)
+        return false;
+      Stack.push_back({O.Length, O.Kind == msgpack::Type::Map, true});
+    }
+    while (!Stack.empty() && Stack.back().Left == 0)
+      Stack.pop_back();
+  } while (!Stack.empty());
+  return true;
+}
 
 std::optional<msgpack::DocNode> lookup(msgpack::DocNode &Map, StringRef Key) {
   if (!Map.isMap())
@@ -275,7 +319,7 @@ Expected<std::unique_ptr<CodeObject>> CodeObject::load(ArrayRef<uint8_t> Input) 
       ArrayRef<uint8_t> Desc = Note.getDesc(4);
       StringRef Blob(reinterpret_cast<const char *>(Desc.data()), Desc.size());
       Doc.emplace();
-      if (!Doc->readFromBlob(Blob, /*Multi=*/false))
+      if (!mapKeysAreStrings(Blob) || !Doc->readFromBlob(Blob, /*Multi=*/false))
         return false;
     }
     return true;

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <vector>
 
 using namespace reptx::emulator;
@@ -169,6 +170,19 @@ TEST(CodeObject, MalformedInputsAreErrors) {
   std::vector<uint8_t> Old = Good;
   Old[8] = 0; // EI_ABIVERSION
   EXPECT_NE(loadError(Old).find("ABI version 0"), std::string::npos) << loadError(Old);
+  // Metadata that LLVM's msgpack::Document reader crashes on (llvm-readelf --notes too): its root
+  // replaced by a map whose keys are arrays, {[1]: [2], {3: ...}: ...}. The loader checks that
+  // every map key is a string before the Document reads the blob.
+  std::vector<uint8_t> Key = {0xae}; // the root map's first key, "amdhsa.kernels" (fixstr 14)
+  for (char C : llvm::StringRef("amdhsa.kernels"))
+    Key.push_back(uint8_t(C));
+  auto At = std::search(Good.begin(), Good.end(), Key.begin(), Key.end());
+  ASSERT_NE(At, Good.end());
+  std::vector<uint8_t> Bad = Good;
+  const uint8_t Root[] = {0x82, 0x91, 0x01, 0x91, 0x02, 0x82, 0x03};
+  std::copy(std::begin(Root), std::end(Root), Bad.begin() + (At - Good.begin()) - 1);
+  EXPECT_NE(loadError(Bad).find("NT_AMDGPU_METADATA is not valid MessagePack"), std::string::npos)
+      << loadError(Bad);
   // Every single-byte corruption of the header and the first program headers is handled.
   for (size_t I = 0; I < 64 + 56 * 2; ++I) {
     std::vector<uint8_t> Bad = Good;

@@ -176,6 +176,19 @@ if [ -x "$BUNDLER" ]; then
       -input="$T/saxpy.hipfb" -output="$T/un.$a.hsaco"
     cmp "$T/un.$a.hsaco" "$T/sep/saxpy.$a.hsaco"
   done
+  # A compressed bundle (-compress, "CCOB") works in reptx emulate too; one whose header declares
+  # an absurd uncompressed size is an error, not an abort in LLVM's allocator.
+  "$BUNDLER" -type=o -bundle-align=4096 -compress \
+    -targets="host-$host,hipv4-amdgcn-amd-amdhsa--gfx942,hipv4-amdgcn-amd-amdhsa--gfx1100" \
+    -input=/dev/null -input="$T/sep/saxpy.gfx942.hsaco" -input="$T/sep/saxpy.gfx1100.hsaco" \
+    -output="$T/ccob.hipfb"
+  head -c 4 "$T/ccob.hipfb" | grep -q "^CCOB$"
+  "$REPTX" emulate "$T/ccob.hipfb" --arch gfx1100 --list | grep -q "^saxpy: wave32,"
+  python3 -c "import struct,sys; d=bytearray(open(sys.argv[1],'rb').read()); struct.pack_into('<Q',d,16,1<<62); open(sys.argv[2],'wb').write(d)" "$T/ccob.hipfb" "$T/huge.hipfb"
+  rc=0
+  "$REPTX" emulate "$T/huge.hipfb" --arch gfx1100 --list 2> "$T/err" || rc=$?
+  test "$rc" = 2
+  grep -q "bytes uncompressed (more than 1 GiB)" "$T/err"
 else
   echo "clang-offload-bundler not found: bundle checked by its header only"
 fi

@@ -52,10 +52,34 @@ struct OutputBuffer {
 };
 
 /// The code object of a file: the file itself, or from a clang offload bundle (`reptx compile
-/// --bundle`, hipcc's fat binaries) the entry of Arch, or its only AMDGPU entry when Arch is empty.
-/// The bundle is read by LLVM's reader (llvm/Object/OffloadBundle.h), not reptx's writer.
+/// --bundle`, hipcc's fat binaries, compressed or not) the entry of Arch, or its only AMDGPU entry
+/// when Arch is empty. The bundle is read by LLVM's reader (llvm/Object/OffloadBundle.h), not
+/// reptx's writer. A compressed bundle ("CCOB", clang-offload-bundler -compress) is decompressed
+/// into Storage.
 llvm::Expected<llvm::StringRef> codeObjectOf(llvm::StringRef Bytes, const std::string &Path,
-                                             const std::string &Arch) {
+                                             const std::string &Arch,
+                                             std::unique_ptr<llvm::MemoryBuffer> &Storage) {
+  if (Bytes.starts_with("CCOB")) {
+    // LLVM allocates the size the header declares before decompressing (and aborts when it
+    // cannot): a declared size past any real bundle is an error here.
+    auto Header = llvm::object::CompressedOffloadBundle::CompressedBundleHeader::tryParse(Bytes);
+    if (!Header)
+      return llvm::createStringError(
+          Path + ": not a valid compressed offload bundle: " + llvm::toString(Header.takeError()));
+    if (Header->UncompressedFileSize > (size_t(1) << 30))
+      return llvm::createStringError(Path + ": the compressed offload bundle declares " +
+                                     llvm::Twine(Header->UncompressedFileSize) +
+                                     " bytes uncompressed (more than 1 GiB)");
+    auto In = llvm::MemoryBuffer::getMemBuffer(Bytes, Path, /*RequiresNullTerminator=*/false);
+    auto D = llvm::object::CompressedOffloadBundle::decompress(*In);
+    if (!D)
+      return llvm::createStringError(
+          Path + ": not a valid compressed offload bundle: " + llvm::toString(D.takeError()));
+    Storage = std::move(*D);
+    Bytes = Storage->getBuffer();
+    if (!Bytes.starts_with("__CLANG_OFFLOAD_BUNDLE__"))
+      return llvm::createStringError(Path + ": the compressed data is not an offload bundle");
+  }
   if (!Bytes.starts_with("__CLANG_OFFLOAD_BUNDLE__")) {
     if (!Arch.empty())
       return llvm::createStringError(Path + ": --arch picks an entry of an offload bundle, and "
@@ -98,7 +122,8 @@ int runEmulate(const EmulateOpts &O) {
     reportError(O.Path + ": " + Buf.getError().message());
     return ExitBadInput;
   }
-  auto Bytes = codeObjectOf((*Buf)->getBuffer(), O.Path, O.Arch);
+  std::unique_ptr<llvm::MemoryBuffer> Decompressed;
+  auto Bytes = codeObjectOf((*Buf)->getBuffer(), O.Path, O.Arch, Decompressed);
   if (!Bytes) {
     reportError(llvm::toString(Bytes.takeError()));
     return ExitBadInput;
