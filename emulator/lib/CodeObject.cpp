@@ -85,10 +85,10 @@ Expected<TargetInfo> targetFor(StringRef Processor, StringRef TargetId) {
 
 // --- msgpack metadata helpers
 
-// Whether every map in a MessagePack blob has string keys, as AMDGPU metadata does, with nesting
-// bounded. LLVM's msgpack::Document orders map keys with a comparison that stops the process
-// (llvm_unreachable) on two keys that are both arrays or both maps, so a blob that fails this is
-// rejected before the Document reads it.
+// Whether a MessagePack blob is complete, with string keys in every map (as AMDGPU metadata has)
+// and bounded nesting. LLVM 22's msgpack::Document::readFromBlob crashes (so does llvm-readelf
+// --notes) on some blobs whose map keys are arrays or maps, e.g. {[1]: [2], {3: ...}: ...}, so a
+// blob that fails this is rejected before the Document reads it.
 bool mapKeysAreStrings(StringRef Blob) {
   msgpack::Reader R(Blob);
   struct Level {
