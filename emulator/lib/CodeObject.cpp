@@ -368,30 +368,30 @@ Expected<std::unique_ptr<CodeObject>> CodeObject::load(ArrayRef<uint8_t> Input) 
     return Target.takeError();
   I.Target = *Target;
 
-  // --- symbols: "<kernel>.kd" descriptors and the kernels' function symbols
+  // --- symbols: "<kernel>.kd" descriptors and the kernels' function symbols. Read through the
+  // ELFFile, whose symbol tables are bounds-checked as a whole: ObjectFile's symbol iterators take
+  // their end from a section size nothing checked, and a corrupted one made billions of failing
+  // lookups (a hang). .symtab first, then .dynsym; the first symbol of a name wins.
   std::map<std::string, std::pair<uint64_t, uint64_t>> Symbols; // name -> (value, size)
-  for (const SymbolRef &S : Obj.symbols()) {
-    Expected<StringRef> Name = S.getName();
-    Expected<uint64_t> Value = S.getValue();
-    if (!Name || !Value) {
-      consumeError(Name.takeError());
-      consumeError(Value.takeError());
-      continue;
+  for (unsigned Type : {ELF::SHT_SYMTAB, ELF::SHT_DYNSYM})
+    for (const auto &Sec : *Sections) {
+      if (Sec.sh_type != Type)
+        continue;
+      auto Syms = File.symbols(&Sec);
+      if (!Syms)
+        return malformed(toString(Syms.takeError()));
+      auto Strings = File.getStringTableForSymtab(Sec, *Sections);
+      if (!Strings)
+        return malformed(toString(Strings.takeError()));
+      for (const auto &Sym : *Syms) {
+        Expected<StringRef> Name = Sym.getName(*Strings);
+        if (!Name) {
+          consumeError(Name.takeError());
+          continue;
+        }
+        Symbols.emplace(Name->str(), std::make_pair(uint64_t(Sym.st_value), uint64_t(Sym.st_size)));
+      }
     }
-    ELFSymbolRef E(S);
-    Symbols.emplace(Name->str(), std::make_pair(*Value, E.getSize()));
-  }
-  for (const SymbolRef &S : Obj.getDynamicSymbolIterators()) {
-    Expected<StringRef> Name = S.getName();
-    Expected<uint64_t> Value = S.getValue();
-    if (!Name || !Value) {
-      consumeError(Name.takeError());
-      consumeError(Value.takeError());
-      continue;
-    }
-    ELFSymbolRef E(S);
-    Symbols.emplace(Name->str(), std::make_pair(*Value, E.getSize()));
-  }
 
   // --- kernels from the metadata
   auto KernelsNode = lookup(Root, "amdhsa.kernels");

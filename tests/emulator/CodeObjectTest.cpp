@@ -5,6 +5,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 using namespace reptx::emulator;
@@ -183,6 +184,33 @@ TEST(CodeObject, MalformedInputsAreErrors) {
   std::copy(std::begin(Root), std::end(Root), Bad.begin() + (At - Good.begin()) - 1);
   EXPECT_NE(loadError(Bad).find("NT_AMDGPU_METADATA is not valid MessagePack"), std::string::npos)
       << loadError(Bad);
+  // A symbol table whose size is huge (a multiple of the entry size, past the end of the file):
+  // an error at once, not 2^40 failing symbol lookups.
+  {
+    std::vector<uint8_t> Big = Good;
+    auto U64 = [&](size_t Off) {
+      uint64_t V = 0;
+      std::memcpy(&V, Big.data() + Off, 8);
+      return V;
+    };
+    uint64_t ShOff = U64(0x28);
+    uint16_t ShNum = 0;
+    std::memcpy(&ShNum, Big.data() + 0x3c, 2);
+    unsigned Patched = 0;
+    for (unsigned I = 0; I < ShNum; ++I) {
+      size_t Hdr = ShOff + I * 64;
+      uint32_t Type = 0;
+      std::memcpy(&Type, Big.data() + Hdr + 4, 4);
+      if (Type != 11 /* SHT_DYNSYM */ && Type != 2 /* SHT_SYMTAB */)
+        continue;
+      uint64_t Size = uint64_t(24) << 40;
+      std::memcpy(Big.data() + Hdr + 0x20, &Size, 8);
+      ++Patched;
+    }
+    ASSERT_GT(Patched, 0u);
+    EXPECT_NE(loadError(Big).find("greater than the file size"), std::string::npos)
+        << loadError(Big);
+  }
   // Every single-byte corruption of the header and the first program headers is handled.
   for (size_t I = 0; I < 64 + 56 * 2; ++I) {
     std::vector<uint8_t> Bad = Good;
