@@ -3,13 +3,15 @@
 # module where one kernel fails to lift (exit code 2, the other kernel still compiled), a full
 # disk, a compile past --timeout, -v / --warn-on-spills / --warn-on-local-memory-usage (checked
 # against the PTX and against llvm-readelf's reading of the code object's metadata), and
-# --bundle (checked against clang-offload-bundler).
+# --bundle (checked against clang-offload-bundler), and the modules of a binary compiled several
+# at once (-j) with the same output, reported in input order.
 set -eu
 REPTX=$1
 KERNELS=$2
 SAMPLE=$3
 READELF=$4
 BUNDLER=$5
+TWO=$6 # a fatbin with two PTX entries (tests/fuzz/corpus/fatbin)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -214,6 +216,18 @@ grep -q "cut.hipfb: not a valid offload bundle" "$T/err"
 mkdir "$T/cwd"
 (cd "$T/cwd" && "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx1201 --bundle > /dev/null)
 test -s "$T/cwd/saxpy.hipfb"
+
+# -j: two modules x three targets, one at a time and four at a time: the same files, the same
+# report in the same (input) order.
+"$REPTX" compile "$TWO" --no-cache --arch gfx942,gfx1100,gfx90a -j 1 -o "$T/j1" > "$T/j1.log"
+"$REPTX" compile "$TWO" --no-cache --arch gfx942,gfx1100,gfx90a -j 4 -o "$T/j4" > "$T/j4.log"
+test "$(ls "$T/j1" | wc -l)" = 6
+diff -r "$T/j1" "$T/j4"
+sed "s|$T/j1/||" "$T/j1.log" > "$T/j1.txt"
+sed "s|$T/j4/||" "$T/j4.log" > "$T/j4.txt"
+diff "$T/j1.txt" "$T/j4.txt"
+head -1 "$T/j4.txt" | grep -q "^gfx942: 2 kernels -> .*c0.e0.sm_80.gfx942.hsaco$"
+tail -1 "$T/j4.txt" | grep -q "^gfx90a: 2 kernels -> .*c1.e1.sm_80.gfx90a.hsaco$"
 
 rc=0
 "$REPTX" compile "$KERNELS/saxpy.ptx" --arch gfx803 2> /dev/null || rc=$?

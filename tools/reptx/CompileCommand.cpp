@@ -22,7 +22,12 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 
 namespace reptx::tool {
 
@@ -199,12 +204,22 @@ int runCompile(const CompileOpts &O) {
     return Ok ? ExitOk : ExitBadInput;
   }
   // Compiles go through the cache (unless --no-cache) and run in the compile worker, so a crash
-  // in LLVM is an error about one kernel rather than the end of reptx.
+  // in LLVM is an error about one kernel rather than the end of reptx. Every module and target
+  // of the input is a compile of its own, several at once (-j threads in all: as many compiles
+  // as there are threads, a single large module's parts on all of them), reported in input order
+  // as soon as each module is done. The code objects do not depend on the number of threads.
+  const size_t NumArchs = Archs.size();
+  const size_t NumTasks = Inputs->size() * NumArchs;
+  const unsigned Threads =
+      O.Threads ? O.Threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned Jobs = unsigned(std::max<size_t>(1, std::min<size_t>(Threads, NumTasks)));
   driver::Compiler::Options DO;
   DO.UseCache = !O.NoCache;
-  DO.CompileThreads = O.Threads;
+  DO.CompileThreads = std::max(1u, Threads / Jobs);
   DO.Isolation.TimeoutSeconds = O.Timeout;
   DO.OnWarning = [](const cache::Warning &W) {
+    static std::mutex WarnLock;
+    std::lock_guard<std::mutex> G(WarnLock);
     llvm::WithColor::warning(llvm::errs(), "reptx") << W.Message << "\n";
   };
   auto Compiler = driver::Compiler::create(std::move(DO));
@@ -212,11 +227,50 @@ int runCompile(const CompileOpts &O) {
     reportError(llvm::toString(Compiler.takeError()));
     return ExitBadInput;
   }
-  for (PtxInput &In : *Inputs) {
+  std::vector<driver::ModuleSource> Sources;
+  for (PtxInput &In : *Inputs)
+    Sources.push_back({In.Name, std::move(In.Text), In.PtxasOptions});
+  struct Outcome {
+    bool Failed = false; // the module could not be compiled for the target at all: Error says why
+    std::string Error;
+    driver::Result R;
+  };
+  std::vector<std::optional<Outcome>> Outcomes(NumTasks);
+  std::mutex Lock;
+  std::condition_variable Finished;
+  std::atomic<size_t> Next{0};
+  std::vector<std::thread> Pool;
+  for (unsigned J = 0; J < Jobs; ++J)
+    Pool.emplace_back([&] {
+      for (size_t I; (I = Next++) < NumTasks;) {
+        driver::Target T;
+        T.Arch = Archs[I % NumArchs].str();
+        T.CodeObjectVersion = O.Cov;
+        T.Wave64Mode = O.Wave64Mode;
+        Outcome Out;
+        if (auto R = (*Compiler)->compile(Sources[I / NumArchs], T))
+          Out.R = std::move(*R);
+        else
+          Out.Failed = true, Out.Error = llvm::toString(R.takeError());
+        std::lock_guard<std::mutex> G(Lock);
+        Outcomes[I] = std::move(Out);
+        Finished.notify_all();
+      }
+    });
+  for (size_t InIdx = 0; InIdx < Inputs->size(); ++InIdx) {
+    {
+      std::unique_lock<std::mutex> G(Lock);
+      Finished.wait(G, [&] {
+        for (size_t A = 0; A < NumArchs; ++A)
+          if (!Outcomes[InIdx * NumArchs + A])
+            return false;
+        return true;
+      });
+    }
+    const PtxInput &In = (*Inputs)[InIdx];
     std::string Stem = llvm::sys::path::stem(In.Name).str();
     if (!llvm::StringRef(In.Name).ends_with(".ptx"))
       Stem = llvm::sys::path::filename(In.Name).str(); // "vecadd.c1.e1.sm_75" for binaries
-    driver::ModuleSource Src{In.Name, std::move(In.Text), In.PtxasOptions};
     std::set<std::string> Reported; // a kernel that fails to lift fails for every target
     std::vector<std::pair<std::string, std::string>> Bundled; // --bundle: (arch, code object)
     auto OutputPath = [&](llvm::StringRef Suffix) {
@@ -226,17 +280,20 @@ int runCompile(const CompileOpts &O) {
       llvm::sys::path::append(P, Stem + Suffix);
       return std::string(P);
     };
-    for (llvm::StringRef Arch : Archs) {
-      driver::Target T;
-      T.Arch = Arch.str();
-      T.CodeObjectVersion = O.Cov;
-      T.Wave64Mode = O.Wave64Mode;
-      auto Obj = (*Compiler)->compile(Src, T);
-      if (!Obj) {
-        reportError(In.Name + ": " + Arch.str() + ": " + llvm::toString(Obj.takeError()));
+    for (size_t ArchIdx = 0; ArchIdx < NumArchs; ++ArchIdx) {
+      llvm::StringRef Arch = Archs[ArchIdx];
+      Outcome Out;
+      {
+        std::lock_guard<std::mutex> G(Lock);
+        Out = std::move(*Outcomes[InIdx * NumArchs + ArchIdx]);
+        Outcomes[InIdx * NumArchs + ArchIdx].emplace(); // released: reported below
+      }
+      if (Out.Failed) {
+        reportError(In.Name + ": " + Arch.str() + ": " + Out.Error);
         Ok = false;
         continue;
       }
+      driver::Result *Obj = &Out.R;
       for (const ir::KernelFailure &F : Obj->Failures) {
         if (Reported.insert(F.Message).second)
           reportError(F.Message);
@@ -286,6 +343,8 @@ int runCompile(const CompileOpts &O) {
     llvm::outs() << fmt::format("bundle of {} target{} -> {}\n", Entries.size(),
                                 Entries.size() == 1 ? "" : "s", Path);
   }
+  for (std::thread &T : Pool)
+    T.join();
   return Ok ? ExitOk : ExitBadInput;
 }
 
@@ -312,8 +371,9 @@ Runner addCompileCommand(CLI::App &App) {
       ->check(CLI::IsMember({"packed", "single", "auto"}))
       ->capture_default_str();
   Cmd->add_option("-j,--threads", O->Threads,
-                  "Threads for a large module, compiled in parts (default: all cores; the code "
-                  "object is the same whatever the number)");
+                  "Threads (default: all cores): the modules and targets of a binary compile "
+                  "that many at once, a single large module's parts on all of them (the code "
+                  "objects are the same whatever the number)");
   Cmd->add_flag("--bundle", O->Bundle,
                 "Write each module's code objects for all targets as one clang offload bundle "
                 "(HIP's fat binary, for hipModuleLoad): OUT for one module, else "
