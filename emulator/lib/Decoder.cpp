@@ -531,12 +531,23 @@ struct McDecoder {
   }
 
   // The size of the instruction at Off of R (4 bytes, or what is left, where none decodes).
+  // LLVM 22's AMDGPU disassembler crashes (in the error path of a literal constant it cannot
+  // read) when an instruction's literal would lie past the end of the bytes it is given:
+  // llvm-mc -disassemble does too on "0xff,0x00,0x00,0x00" for gfx90a (v_cndmask_b32 with a
+  // literal). So near the end of a range it is given the rest padded with zeros to 32 bytes,
+  // more than any instruction takes, and an instruction reaching past the range is undecodable.
   uint64_t size(const CodeRange &R, uint64_t Off, MCInst &MI, bool &Decoded) {
     uint64_t Size = 0;
-    Decoded = Dis->getInstruction(MI, Size, R.Bytes.slice(Off), R.Address + Off, nulls()) ==
+    ArrayRef<uint8_t> Rest = R.Bytes.slice(Off), Window = Rest;
+    uint8_t Padded[32] = {};
+    if (Rest.size() < sizeof Padded) {
+      std::copy(Rest.begin(), Rest.end(), Padded);
+      Window = ArrayRef<uint8_t>(Padded);
+    }
+    Decoded = Dis->getInstruction(MI, Size, Window, R.Address + Off, nulls()) ==
                   MCDisassembler::Success &&
-              Size;
-    return Decoded ? Size : std::min<uint64_t>(4, R.Bytes.size() - Off);
+              Size && Size <= Rest.size();
+    return Decoded ? Size : std::min<uint64_t>(4, Rest.size());
   }
 
   // Decodes every instruction of R onto the end of P's tables (and VOPD halves onto P.Extra),

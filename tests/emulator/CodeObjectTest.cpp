@@ -2,6 +2,7 @@
 // clang-built test objects, code object v5, and malformed inputs rejected with errors.
 #include "TestUtil.h"
 
+#include "llvm/Object/ELF.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
@@ -210,6 +211,30 @@ TEST(CodeObject, MalformedInputsAreErrors) {
     ASSERT_GT(Patched, 0u);
     EXPECT_NE(loadError(Big).find("greater than the file size"), std::string::npos)
         << loadError(Big);
+  }
+  // Code that ends with an instruction whose literal constant would follow the end of .text
+  // (v_cndmask_b32 with a literal source, 0x000000ff, for gfx90a): LLVM's AMDGPU disassembler
+  // crashes when it is given only those 4 bytes (llvm-mc -disassemble too); the decoder pads
+  // its window, and the instruction is undecodable, the load an ordinary success or error.
+  {
+    std::vector<uint8_t> Code = fileBytes(kernelPath("vector_add", "gfx90a"));
+    ASSERT_FALSE(Code.empty());
+    auto Obj = llvm::object::ELF64LEFile::create(
+        llvm::StringRef(reinterpret_cast<const char *>(Code.data()), Code.size()));
+    ASSERT_TRUE(!!Obj) << llvm::toString(Obj.takeError());
+    auto Sections = Obj->sections();
+    ASSERT_TRUE(!!Sections) << llvm::toString(Sections.takeError());
+    bool Patched = false;
+    for (const auto &Sec : *Sections)
+      if ((Sec.sh_flags & llvm::ELF::SHF_EXECINSTR) && Sec.sh_size >= 4) {
+        const uint8_t Tail[] = {0xff, 0x00, 0x00, 0x00};
+        std::copy(std::begin(Tail), std::end(Tail), Code.begin() + Sec.sh_offset + Sec.sh_size - 4);
+        Patched = true;
+      }
+    ASSERT_TRUE(Patched);
+    auto CO = CodeObject::load(Code);
+    if (!CO)
+      llvm::consumeError(CO.takeError());
   }
   // Every single-byte corruption of the header and the first program headers is handled.
   for (size_t I = 0; I < 64 + 56 * 2; ++I) {
