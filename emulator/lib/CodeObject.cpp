@@ -358,8 +358,29 @@ Expected<std::unique_ptr<CodeObject>> CodeObject::load(ArrayRef<uint8_t> Input) 
     if (Dashes == StringRef::npos)
       return malformed("amdhsa.target '" + TargetId + "'");
     Processor = Id.substr(Dashes + 2).split(':').first;
-  } else if (auto Cpu = Obj.tryGetCPUName()) {
-    Processor = *Cpu;
+  } else {
+    // No amdhsa.target: the processor from e_flags, for the targets reptx compiles for (LLVM's
+    // ObjectFile::tryGetCPUName returned a dangling name for some corrupted e_flags: found by
+    // tests/fuzz/codeobject_fuzzer).
+    switch (File.getHeader().e_flags & ELF::EF_AMDGPU_MACH) {
+    case ELF::EF_AMDGPU_MACH_AMDGCN_GFX90A:
+      Processor = "gfx90a";
+      break;
+    case ELF::EF_AMDGPU_MACH_AMDGCN_GFX942:
+      Processor = "gfx942";
+      break;
+    case ELF::EF_AMDGPU_MACH_AMDGCN_GFX1030:
+      Processor = "gfx1030";
+      break;
+    case ELF::EF_AMDGPU_MACH_AMDGCN_GFX1100:
+      Processor = "gfx1100";
+      break;
+    case ELF::EF_AMDGPU_MACH_AMDGCN_GFX1201:
+      Processor = "gfx1201";
+      break;
+    default:
+      break;
+    }
   }
   if (Processor.empty())
     return malformed("cannot tell the processor (no amdhsa.target, unknown e_flags)");
@@ -506,6 +527,8 @@ Expected<std::unique_ptr<CodeObject>> CodeObject::load(ArrayRef<uint8_t> Input) 
     auto Contents = File.getSectionContents(Sec);
     if (!Contents)
       return malformed(toString(Contents.takeError()));
+    if (Sec.sh_addr > UINT64_MAX - Contents->size())
+      return malformed("an executable section ends past the end of the address space");
     Ranges.push_back({Sec.sh_addr, *Contents});
   }
   std::vector<unsigned> WaveSizes;
