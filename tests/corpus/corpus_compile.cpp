@@ -8,7 +8,7 @@
 // With --ptxas PATH (bench/), every text is also assembled by ptxas -O3 for its own .target, one
 // file at a time, and compiled by reptx for the first --arch as `reptx compile` does it
 // (backend::compilePtx in this process: a large module in parts on --threads threads, 0 = one
-// per core); the report gives wall and CPU time of both and reptx's time per phase (parse, lift,
+// per core; ptxas gets as many through --split-compile); the report gives wall and CPU time of both and reptx's time per phase (parse, lift,
 // prepare, optimize, codegen, link); --per-file adds one line per text on stderr with its times.
 // --only keeps the sample's texts whose name contains NAME (e.g. "libcusparse.so.12[c62.e7]"),
 // to profile one text. LLVM options for profiling (-time-passes) come from $REPTX_LLVM_ARGS.
@@ -141,7 +141,10 @@ int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
     llvm::SmallString<128> Out(Dir);
     llvm::sys::path::append(Out, "t.cubin");
     // -c: relocatable, as a module with extern functions (relocatable device code) needs.
-    llvm::StringRef Args[] = {Ptxas, "-O3", "-c", ArchFlag, Path, "-o", Out};
+    // --split-compile: ptxas compiles a module's functions on as many threads as reptx gets (0
+    // is one per core for both), so that the wall times compare like with like.
+    std::string Split = "--split-compile=" + std::to_string(Threads);
+    llvm::StringRef Args[] = {Ptxas, "-O3", "-c", ArchFlag, Split, Path, "-o", Out};
     std::optional<llvm::StringRef> Quiet[] = {std::nullopt, llvm::StringRef(""),
                                               llvm::StringRef("")};
     auto P0 = Clock::now();
@@ -191,7 +194,8 @@ int benchAgainstPtxas(const std::vector<Text> &Texts, const std::string &Arch,
   double Phases = Parse + Lift + Prepare + Opt + Codegen + Link;
   llvm::outs() << Files << " files compared (" << PtxasFailed << " left out: ptxas rejects them), "
                << Compiled << " of " << Kernels << " kernels compiled by reptx for " << Arch << ", "
-               << (Threads ? std::to_string(Threads) : std::string("all")) << " threads\n"
+               << (Threads ? std::to_string(Threads) : std::string("all"))
+               << " threads each (reptx's parts, ptxas --split-compile)\n"
                << llvm::format("wall: ptxas -O3 %.2f s, reptx %.2f s; ratio ptxas/reptx %.2f "
                                "(above 1: reptx is faster)\n",
                                PtxasTime, ReptxTime, ReptxTime > 0 ? PtxasTime / ReptxTime : 0.0)
