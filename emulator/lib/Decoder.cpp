@@ -498,8 +498,10 @@ struct McDecoder {
   std::unique_ptr<MCContext> Ctx;
   std::unique_ptr<MCDisassembler> Dis;
   std::unique_ptr<MCInstPrinter> Printer;
+  GfxFamily Family = GfxFamily::GFX9;
 
   Error create(const TargetInfo &Target, unsigned WaveSize) {
+    Family = Target.Family;
     std::string Err;
     const llvm::Target *T = TargetRegistry::lookupTarget(TT, Err);
     if (!T)
@@ -530,15 +532,60 @@ struct McDecoder {
     return Error::success();
   }
 
+  // Whether LLVM 22's AMDGPU disassembler would crash on the instruction at the start of Rest,
+  // which no compiler writes but malformed code objects hold; llvm-mc -disassemble crashes on
+  // each example below too (for gfx90a).
+  // - A literal past the bytes it may read (the crash is in the error path of a literal it cannot
+  //   read): past the end of what it is given ("0xff,0x00,0x00,0x00": v_cndmask_b32 with a
+  //   literal), which size() prevents by padding, or past the target's longest instruction.
+  //   On GFX9 that is 8 bytes, as no 64-bit encoding takes a literal there, so a 64-bit word
+  //   with 255 (literal) in a scalar source or destination crashes it: VOP3 and VOP3P (bits
+  //   31-26 110100) in src0-2 ("0x0c,0x00,0x85,0xd2,0x0c,0xff,0x01,0x00") or, for a VOPC opcode
+  //   (below 0x100), in sdst ("0xff,0xf8,0x46,0xd0,0x80,0x00,0x00,0x00"); MUBUF and MTBUF
+  //   (111000, 111010) in soffset ("0x00,0x00,0x00,0xe0,0x04,0x00,0xf6,0xff").
+  // - SDWA (GFX9-10: VOP1, VOP2 or VOPC with 0xf9 as src0) with a source or (not VOPC)
+  //   destination selector 7 or dst_unused 3, which do not exist; its printer indexes past its
+  //   tables
+  //   ("0xf9,0x00,0x7e,0x00,0x00,0x00,0x02,0x07").
+  bool crashesLlvm(ArrayRef<uint8_t> Rest) const {
+    if (Rest.size() < 8)
+      return false; // size() pads the end of a range
+    auto Word = [&](unsigned I) {
+      return uint32_t(Rest[I]) | uint32_t(Rest[I + 1]) << 8 | uint32_t(Rest[I + 2]) << 16 |
+             uint32_t(Rest[I + 3]) << 24;
+    };
+    uint32_t W0 = Word(0), W1 = Word(4);
+    bool Gfx9 = Family == GfxFamily::GFX9;
+    if (Gfx9 && (W0 >> 26 == 0x38 || W0 >> 26 == 0x3a))
+      return W1 >> 24 == 255;
+    if (Gfx9 && W0 >> 26 == 0x34) {
+      for (unsigned Shift : {0u, 9u, 18u})
+        if (((W1 >> Shift) & 0x1ff) == 255)
+          return true;
+      return ((W0 >> 16) & 0x3ff) < 0x100 && (W0 & 0xff) == 255;
+    }
+    bool Vop1 = W0 >> 25 == 0x3f, Vopc = W0 >> 25 == 0x3e, Vop2 = W0 >> 31 == 0;
+    bool Sdwa = Family == GfxFamily::GFX9 || Family == GfxFamily::GFX10;
+    if (Sdwa && (Vop1 || Vopc || Vop2) && (W0 & 0x1ff) == 0xf9) {
+      unsigned DstSel = (W1 >> 8) & 7, DstUnused = (W1 >> 11) & 3;
+      unsigned Src0Sel = (W1 >> 16) & 7, Src1Sel = (W1 >> 24) & 7;
+      // VOPC's SDWA dword holds sdst where the others hold dst_sel and dst_unused.
+      return (!Vopc && (DstSel == 7 || DstUnused == 3)) || Src0Sel == 7 || Src1Sel == 7;
+    }
+    return false;
+  }
+
   // The size of the instruction at Off of R (4 bytes, or what is left, where none decodes).
-  // LLVM 22's AMDGPU disassembler crashes (in the error path of a literal constant it cannot
-  // read) when an instruction's literal would lie past the end of the bytes it is given:
-  // llvm-mc -disassemble does too on "0xff,0x00,0x00,0x00" for gfx90a (v_cndmask_b32 with a
-  // literal). So near the end of a range it is given the rest padded with zeros to 32 bytes,
-  // more than any instruction takes, and an instruction reaching past the range is undecodable.
+  // Near the end of a range the disassembler is given the rest padded with zeros to 32 bytes,
+  // more than any instruction takes, and an instruction reaching past the range is
+  // undecodable (crashesLlvm).
   uint64_t size(const CodeRange &R, uint64_t Off, MCInst &MI, bool &Decoded) {
     uint64_t Size = 0;
     ArrayRef<uint8_t> Rest = R.Bytes.slice(Off), Window = Rest;
+    if (crashesLlvm(Rest)) {
+      Decoded = false;
+      return 4;
+    }
     uint8_t Padded[32] = {};
     if (Rest.size() < sizeof Padded) {
       std::copy(Rest.begin(), Rest.end(), Padded);
