@@ -978,6 +978,8 @@ ArrayRef<StringRef> liftedFamilies() {
       "mbarrier",
       // LiftMatrix.cpp
       "mma", "ldmatrix", "stmatrix", "movmatrix", "wmma",
+      // LiftTexture.cpp (tex.1d on texture objects)
+      "tex",
       // LiftVideo.cpp
       "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
       "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
@@ -1024,6 +1026,8 @@ Error FunctionLifter::liftInstruction(const ptx::Instruction &I) {
     return liftVideo(*this, I);
   if (Cat == "matrix")
     return liftMatrix(*this, I);
+  if (Cat == "texture")
+    return liftTexture(*this, I);
   return unsupported("unsupported instruction (" + Op + ", " + Cat + ")");
 }
 

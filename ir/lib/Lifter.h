@@ -205,6 +205,8 @@ llvm::Value *tanhApproxF32(llvm::IRBuilder<> &B, llvm::Value *X);
 /// bar/barrier .sync .arrive .red with ids and thread counts (LiftBarrier.cpp).
 llvm::Error liftBarrier(FunctionLifter &L, const ptx::Instruction &I);
 llvm::Error liftMbarrier(FunctionLifter &L, const ptx::Instruction &I);
+/// Texture fetches (LiftTexture.cpp): tex.1d on texture objects.
+llvm::Error liftTexture(FunctionLifter &L, const ptx::Instruction &I);
 /// The shared-space address of an mbarrier operand [addr] (generic unless .shared/.shared::cta).
 llvm::Expected<llvm::Value *> mbarrierAddress(FunctionLifter &L, const ptx::Operand &Op);
 /// Count arrivals on the mbarrier object at Bar (shared address space); returns the state.

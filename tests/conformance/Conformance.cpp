@@ -126,6 +126,7 @@ const CaseList &allCases() {
     addVideoCases(L);
     addMatrixCases(L);
     addSpecialCases(L);
+    addTextureCases(L);
     for (Case &C : L)
       if (C.Skip.empty())
         C.Skip = knownGap(C);

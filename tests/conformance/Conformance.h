@@ -72,6 +72,7 @@ void addVideoCases(CaseList &L);
 void addMatrixCases(CaseList &L);
 void addControlCases(CaseList &L);
 void addSpecialCases(CaseList &L);
+void addTextureCases(CaseList &L);
 
 // The known reptx gap that makes a case skip (KnownGaps.cpp), or empty.
 std::string knownGap(const Case &C);

@@ -860,3 +860,28 @@ TEST(LiftIR, NamedBarriersAndReductionsAreReptxIntrinsics) {
   EXPECT_IR_HAS(S, "call void @reptx.barrier.sync()"); // no count: the whole CTA
   EXPECT_IR_HAS(S, "call void @reptx.barrier.init()");
 }
+
+// tex1Dfetch (tex.1d.v4 with an s32 coordinate) on a texture object: one call of the reptx
+// intrinsic, read-only, whose lanes go to the destinations as their type names them (f32 bitcast,
+// u32/s32 as they are, a sink skipped); the coordinate may be written with or without braces.
+// Other texture forms fail their kernel with the instruction named.
+TEST(LiftIR, Tex1dFetchOnATextureObjectIsOneReadOnlyCall) {
+  std::string F = liftedIR("ld.param.u64 %rd1, [out];\n"
+                           "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];");
+  EXPECT_IR_HAS(F, "call <4 x i32> @reptx.tex.1d.fetch(i64 ");
+  EXPECT_IR_HAS(F, "bitcast i32 ");
+  EXPECT_IR_HAS(F, "declare <4 x i32> @reptx.tex.1d.fetch(i64, i32) #");
+  EXPECT_IR_HAS(F, "memory(read)");
+  std::string U = liftedIR("ld.param.u64 %rd1, [out];\n"
+                           "tex.1d.v4.u32.s32 {%r1, %r2, _, %r4}, [%rd1, %r5];");
+  EXPECT_IR_HAS(U, "call <4 x i32> @reptx.tex.1d.fetch(i64 ");
+  EXPECT_IR_LACKS(U, "bitcast i32 ");
+  // Unsupported forms name themselves.
+  EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];"),
+                "ERROR: t.ptx:");
+  EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];"),
+                "only tex.1d.v4 with an s32 coordinate (tex1Dfetch) is lifted");
+  EXPECT_IR_HAS(liftedIR("tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];"),
+                "only tex.1d.v4 with an s32 coordinate");
+  EXPECT_IR_HAS(liftedIR("txq.width.b32 %r1, [%rd1];"), "unsupported instruction (txq, texture)");
+}

@@ -131,6 +131,14 @@ inline constexpr llvm::StringLiteral Ldmatrix = "reptx.ldmatrix.b16";
 inline constexpr llvm::StringLiteral Stmatrix = "reptx.stmatrix.b16";
 inline constexpr llvm::StringLiteral Movmatrix = "reptx.movmatrix.b16";
 
+// Texture fetches (PTX ISA 9.7.10.3) on texture objects (unified texture mode: the handle is a
+// 64-bit value, CUDA's cudaTextureObject_t):
+//   <4 x i32> @reptx.tex.1d.fetch(i64 handle, i32 x): tex.1d.v4.{f32,s32,u32}.s32 (CUDA's
+//        tex1Dfetch): the four channel registers of element x of a linear texture, as the
+//        texture's format and read mode make them (the destination type only names how PTX
+//        reads the bits). Reads memory only.
+inline constexpr llvm::StringLiteral Tex1dFetch = "reptx.tex.1d.fetch";
+
 inline constexpr llvm::StringLiteral Malloc = "reptx.malloc";
 inline constexpr llvm::StringLiteral Free = "reptx.free";
 
