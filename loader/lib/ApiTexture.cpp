@@ -9,6 +9,7 @@
 
 #include "reptx/backend/TextureObject.h"
 
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -60,6 +61,17 @@ CUresult linearDescriptor(const CUDA_RESOURCE_DESC &R, const CUDA_TEXTURE_DESC &
   std::memcpy(Out, &L.devPtr, 8);
   std::memcpy(Out + 8, &Width, 8);
   std::memcpy(Out + 16, Words, sizeof(Words));
+  return CUDA_SUCCESS;
+}
+
+// A descriptor of a live texture object, as it was given to cuTexObjectCreate.
+template <typename Desc>
+CUresult describe(Desc *Out, CUtexObject Object, Desc TextureObject::*Field) {
+  std::lock_guard<std::mutex> L(TextureMutex);
+  auto It = textures().find(Object);
+  if (!Out || It == textures().end())
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = It->second.*Field;
   return CUDA_SUCCESS;
 }
 
@@ -121,22 +133,12 @@ CUresult cuTexObjectDestroy(CUtexObject texObject) {
 
 CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject) {
   REPTX_TRACE(cuTexObjectGetResourceDesc, pResDesc, texObject);
-  std::lock_guard<std::mutex> L(TextureMutex);
-  auto It = textures().find(texObject);
-  if (!pResDesc || It == textures().end())
-    return CUDA_ERROR_INVALID_VALUE;
-  *pResDesc = It->second.Res;
-  return CUDA_SUCCESS;
+  return describe(pResDesc, texObject, &TextureObject::Res);
 }
 
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject) {
   REPTX_TRACE(cuTexObjectGetTextureDesc, pTexDesc, texObject);
-  std::lock_guard<std::mutex> L(TextureMutex);
-  auto It = textures().find(texObject);
-  if (!pTexDesc || It == textures().end())
-    return CUDA_ERROR_INVALID_VALUE;
-  *pTexDesc = It->second.Tex;
-  return CUDA_SUCCESS;
+  return describe(pTexDesc, texObject, &TextureObject::Tex);
 }
 
 CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc,

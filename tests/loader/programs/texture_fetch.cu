@@ -13,35 +13,12 @@
 
 constexpr int N = 1000;
 
-__global__ void fetchFloat4(cudaTextureObject_t t, float4 *out, int n) {
+// out[i] = element i of the texture (element n - 1 - i when reversed: the coordinate is not the
+// thread's index then), read as T.
+template <class T> __global__ void fetch(cudaTextureObject_t t, T *out, int n, bool reversed) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    out[i] = tex1Dfetch<float4>(t, n - 1 - i); // reversed: the coordinate is not the thread
-}
-__global__ void fetchFloat(cudaTextureObject_t t, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = tex1Dfetch<float>(t, i);
-}
-__global__ void fetchFloat2(cudaTextureObject_t t, float2 *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = tex1Dfetch<float2>(t, i);
-}
-__global__ void fetchUchar4(cudaTextureObject_t t, uchar4 *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = tex1Dfetch<uchar4>(t, i);
-}
-__global__ void fetchShort2(cudaTextureObject_t t, short2 *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = tex1Dfetch<short2>(t, i);
-}
-__global__ void fetchInt(cudaTextureObject_t t, int *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = tex1Dfetch<int>(t, i);
+    out[i] = tex1Dfetch<T>(t, reversed ? n - 1 - i : i);
 }
 
 template <class T>
@@ -78,7 +55,7 @@ int main() {
       texture(df, f.size() * 4, cudaCreateChannelDesc<float4>(), cudaReadModeElementType);
   float4 *o4;
   CHECK(cudaMalloc(&o4, N * sizeof(float4)));
-  fetchFloat4<<<blocks, 128>>>(t4, o4, N);
+  fetch<<<blocks, 128>>>(t4, o4, N, true);
   CHECK(cudaGetLastError());
   std::vector<float4> h4 = toHost(o4, N);
   for (int i = 0; i < N; ++i) {
@@ -93,7 +70,7 @@ int main() {
       texture(df, N * 4, cudaCreateChannelDesc<float>(), cudaReadModeElementType);
   float *o1;
   CHECK(cudaMalloc(&o1, N * sizeof(float)));
-  fetchFloat<<<blocks, 128>>>(t1, o1, N);
+  fetch<<<blocks, 128>>>(t1, o1, N, false);
   std::vector<float> h1 = toHost(o1, N);
   for (int i = 0; i < N; ++i)
     expectValue(same(h1[i], f[i]), "float", i, h1[i], f[i]);
@@ -101,7 +78,7 @@ int main() {
       texture(df, N * 8, cudaCreateChannelDesc<float2>(), cudaReadModeElementType);
   float2 *o2;
   CHECK(cudaMalloc(&o2, N * sizeof(float2)));
-  fetchFloat2<<<blocks, 128>>>(t2, o2, N);
+  fetch<<<blocks, 128>>>(t2, o2, N, false);
   std::vector<float2> h2 = toHost(o2, N);
   for (int i = 0; i < N; ++i)
     expectValue(same(h2[i].x, f[2 * i]) && same(h2[i].y, f[2 * i + 1]), "float2", i, h2[i].y,
@@ -116,7 +93,7 @@ int main() {
   }
   __half *dh = toDevice(hv);
   cudaTextureObject_t th = texture(dh, N * 2, cudaCreateChannelDescHalf(), cudaReadModeElementType);
-  fetchFloat<<<blocks, 128>>>(th, o1, N);
+  fetch<<<blocks, 128>>>(th, o1, N, false);
   h1 = toHost(o1, N);
   for (int i = 0; i < N; ++i)
     expectValue(same(h1[i], hf[i]), "half", i, h1[i], hf[i]);
@@ -130,7 +107,7 @@ int main() {
       texture(db, b.size(), cudaCreateChannelDesc<uchar4>(), cudaReadModeElementType);
   uchar4 *ob;
   CHECK(cudaMalloc(&ob, N * sizeof(uchar4)));
-  fetchUchar4<<<blocks, 128>>>(tb, ob, N);
+  fetch<<<blocks, 128>>>(tb, ob, N, false);
   std::vector<uchar4> hb = toHost(ob, N);
   for (int i = 0; i < N; ++i)
     expectValue(hb[i].x == b[4 * i] && hb[i].y == b[4 * i + 1] && hb[i].z == b[4 * i + 2] &&
@@ -138,7 +115,7 @@ int main() {
                 "uchar4", i, hb[i].w, b[4 * i + 3]);
   cudaTextureObject_t tbn =
       texture(db, N, cudaCreateChannelDesc<unsigned char>(), cudaReadModeNormalizedFloat);
-  fetchFloat<<<blocks, 128>>>(tbn, o1, N);
+  fetch<<<blocks, 128>>>(tbn, o1, N, false);
   h1 = toHost(o1, N);
   for (int i = 0; i < N; ++i)
     expectValue(same(h1[i], float(b[i]) / 255.0f), "uchar normalized", i, h1[i], b[i] / 255.0);
@@ -152,13 +129,13 @@ int main() {
       texture(ds, s.size() * 2, cudaCreateChannelDesc<short2>(), cudaReadModeElementType);
   short2 *os;
   CHECK(cudaMalloc(&os, N * sizeof(short2)));
-  fetchShort2<<<blocks, 128>>>(ts, os, N);
+  fetch<<<blocks, 128>>>(ts, os, N, false);
   std::vector<short2> hs = toHost(os, N);
   for (int i = 0; i < N; ++i)
     expectValue(hs[i].x == s[2 * i] && hs[i].y == s[2 * i + 1], "short2", i, hs[i].y, s[2 * i + 1]);
   cudaTextureObject_t tsn =
       texture(ds, N * 2, cudaCreateChannelDesc<short>(), cudaReadModeNormalizedFloat);
-  fetchFloat<<<blocks, 128>>>(tsn, o1, N);
+  fetch<<<blocks, 128>>>(tsn, o1, N, false);
   h1 = toHost(o1, N);
   for (int i = 0; i < N; ++i) {
     float want = std::fmax(float(s[i]) / 32767.0f, -1.0f);
@@ -174,7 +151,7 @@ int main() {
       texture(di, N * 4, cudaCreateChannelDesc<int>(), cudaReadModeElementType);
   int *oi;
   CHECK(cudaMalloc(&oi, N * sizeof(int)));
-  fetchInt<<<blocks, 128>>>(ti, oi, N);
+  fetch<<<blocks, 128>>>(ti, oi, N, false);
   std::vector<int> hi = toHost(oi, N);
   for (int i = 0; i < N; ++i)
     expectValue(hi[i] == iv[i], "int", i, hi[i], iv[i]);
