@@ -70,10 +70,10 @@ std::string fourPartModule() {
   T += Pad;
   T += R"(.visible .entry k_bad(.param .u64 out, .param .u64 tex)
 {
-  .reg .f32 %f<5>;
+  .reg .b32 %r<3>;
   .reg .b64 %rd<3>;
   ld.param.u64 %rd1, [tex];
-  tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {0}];
+  txq.width.b32 %r1, [%rd1];
   ret;
 }
 )";
@@ -156,7 +156,7 @@ TEST_P(ModulePartsExec, PartsShareVariablesAndFailAlone) {
   EXPECT_EQ(MR->Parts, 3u); // linked from the three parts that compiled, not as one module
   ASSERT_EQ(MR->Failures.size(), 1u);
   EXPECT_EQ(MR->Failures[0].Kernel, "k_bad");
-  EXPECT_NE(MR->Failures[0].Message.find("tex"), std::string::npos) << MR->Failures[0].Message;
+  EXPECT_NE(MR->Failures[0].Message.find("txq"), std::string::npos) << MR->Failures[0].Message;
 
   // One definition of each variable survives the link; every part's kernel is there.
   std::map<std::string, int> Syms = symbolCounts(MR->CodeObject);
