@@ -8,8 +8,9 @@
 // With --ptxas PATH (bench/), every text is also assembled by ptxas -O3 for its own .target, one
 // file at a time, and compiled by reptx for the first --arch as `reptx compile` does it
 // (backend::compilePtx in this process: a large module in parts on --threads threads, 0 = one
-// per core; ptxas gets as many through --split-compile); the report gives wall and CPU time of both and reptx's time per phase (parse, lift,
-// prepare, optimize, codegen, link); --per-file adds one line per text on stderr with its times.
+// per core; ptxas gets as many through --split-compile); the report gives wall and CPU time of both
+// and reptx's time per phase (parse, lift, prepare, optimize, codegen, link); --per-file adds one
+// line per text on stderr with its times.
 // --only keeps the sample's texts whose name contains NAME (e.g. "libcusparse.so.12[c62.e7]"),
 // to profile one text. LLVM options for profiling (-time-passes) come from $REPTX_LLVM_ARGS.
 //
