@@ -17,11 +17,7 @@ using u32x4 = u32 __attribute__((ext_vector_type(4)));
 using GlobalU8 = __attribute__((address_space(1))) unsigned char;
 using GlobalU16 = __attribute__((address_space(1))) unsigned short;
 
-struct Descriptor {
-  u64 Base, Width;
-  u32 Kind, Format, Channels, Flags;
-};
-using GlobalDescriptor = __attribute__((address_space(1))) const Descriptor;
+using GlobalDescriptor = __attribute__((address_space(1))) const tx::Descriptor;
 
 u32 bits(float F) { return __builtin_bit_cast(u32, F); }
 

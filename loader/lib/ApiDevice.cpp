@@ -59,9 +59,9 @@ int attribute(const Device &D, int A) {
   case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
     return 4 * 1024 * 1024;
   case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT:
-    return 512;
-  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: // loader/lib/ApiTexture.cpp
-    return 1 << 28;
+    return int(TextureAlignment);
+  case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH:
+    return MaxLinearTextureWidth;
   case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT:
   case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT:
     return 32;

@@ -9,7 +9,6 @@
 
 #include "reptx/backend/TextureObject.h"
 
-#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -17,12 +16,6 @@ using namespace reptx::loader;
 namespace tx = reptx::texture_object;
 
 namespace {
-
-/// The widest linear texture, in elements (CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH;
-/// 2^28 on the NVIDIA GPUs of compute capability 8.x and 9.0).
-constexpr size_t MaxLinearWidth = size_t(1) << 28;
-/// CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: a linear texture's address must be a multiple.
-constexpr CUdeviceptr TextureAlignment = 512;
 
 struct TextureObject {
   Device *Dev = nullptr;
@@ -40,7 +33,7 @@ bool knownFormat(int F) { return tx::channelBytes(unsigned(F)) != 0; }
 
 // The descriptor of a linear resource, or an error (logged for what CUDA supports and reptx not).
 CUresult linearDescriptor(const CUDA_RESOURCE_DESC &R, const CUDA_TEXTURE_DESC &T,
-                          unsigned char (&Out)[tx::DescriptorBytes]) {
+                          tx::Descriptor &Out) {
   const auto &L = R.res.linear;
   if (!knownFormat(L.format)) {
     log().warn("cuTexObjectCreate: array format {:#x} is not supported by reptx (8-, 16- and "
@@ -52,15 +45,15 @@ CUresult linearDescriptor(const CUDA_RESOURCE_DESC &R, const CUDA_TEXTURE_DESC &
       (L.numChannels != 1 && L.numChannels != 2 && L.numChannels != 4))
     return CUDA_ERROR_INVALID_VALUE;
   uint64_t Width = L.sizeInBytes / (tx::channelBytes(unsigned(L.format)) * L.numChannels);
-  if (Width == 0 || Width > MaxLinearWidth)
+  if (Width == 0 || Width > uint64_t(MaxLinearTextureWidth))
     return CUDA_ERROR_INVALID_VALUE;
-  uint32_t Words[4] = {tx::Linear, uint32_t(L.format), L.numChannels,
-                       (T.flags & CU_TRSF_READ_AS_INTEGER) ? 0u
-                                                           : unsigned(tx::ReadNormalizedFloat)};
-  std::memset(Out, 0, sizeof(Out));
-  std::memcpy(Out, &L.devPtr, 8);
-  std::memcpy(Out + 8, &Width, 8);
-  std::memcpy(Out + 16, Words, sizeof(Words));
+  Out = {};
+  Out.Base = L.devPtr;
+  Out.Width = Width;
+  Out.Kind = tx::Linear;
+  Out.Format = unsigned(L.format);
+  Out.Channels = L.numChannels;
+  Out.Flags = (T.flags & CU_TRSF_READ_AS_INTEGER) ? 0u : unsigned(tx::ReadNormalizedFloat);
   return CUDA_SUCCESS;
 }
 
@@ -95,16 +88,16 @@ CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pR
   }
   if (pResViewDesc) // only for CUDA arrays
     return CUDA_ERROR_INVALID_VALUE;
-  unsigned char Bytes[tx::DescriptorBytes];
-  if (CUresult R = linearDescriptor(*pResDesc, *pTexDesc, Bytes))
+  tx::Descriptor D;
+  if (CUresult R = linearDescriptor(*pResDesc, *pTexDesc, D))
     return R;
   ExecBackend &B = *C->Dev->Backend;
-  auto A = B.allocate(sizeof(Bytes));
+  auto A = B.allocate(sizeof(D));
   if (!A) {
     log().warn("cuTexObjectCreate: {}", llvm::toString(A.takeError()));
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  if (llvm::Error E = B.copyToDevice(*A, Bytes, sizeof(Bytes))) {
+  if (llvm::Error E = B.copyToDevice(*A, &D, sizeof(D))) {
     log().warn("cuTexObjectCreate: {}", llvm::toString(std::move(E)));
     llvm::consumeError(B.release(*A));
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -160,6 +153,6 @@ CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_
   if (!maxWidthInElements || !knownFormat(format) ||
       (numChannels != 1 && numChannels != 2 && numChannels != 4))
     return CUDA_ERROR_INVALID_VALUE;
-  *maxWidthInElements = MaxLinearWidth;
+  *maxWidthInElements = size_t(MaxLinearTextureWidth);
   return CUDA_SUCCESS;
 }

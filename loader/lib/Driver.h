@@ -26,6 +26,11 @@
 namespace reptx::loader {
 
 inline constexpr int DriverVersion = 13000;
+/// CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: a linear texture's address must be a multiple of it.
+inline constexpr unsigned long long TextureAlignment = 512;
+/// CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, in elements (2^28 on the NVIDIA GPUs of
+/// compute capability 8.x and 9.0).
+inline constexpr int MaxLinearTextureWidth = 1 << 28;
 
 enum class Tag : uint32_t {
   Context = 0x52435458,

@@ -42,6 +42,14 @@ enum Format : unsigned {
   Float = 0x20,
 };
 
+/// The descriptor as both sides see it (little-endian hosts and AMDGPU alike).
+struct Descriptor {
+  unsigned long long Base, Width;
+  unsigned Kind, Format, Channels, Flags;
+  unsigned Reserved[8];
+};
+static_assert(sizeof(Descriptor) == DescriptorBytes, "the descriptor is 64 bytes");
+
 /// Bytes of one channel of a format, 0 for a format the descriptor does not describe.
 constexpr unsigned channelBytes(unsigned F) {
   switch (F) {
