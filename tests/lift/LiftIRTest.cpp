@@ -877,11 +877,37 @@ TEST(LiftIR, Tex1dFetchOnATextureObjectIsOneReadOnlyCall) {
   EXPECT_IR_HAS(U, "call <4 x i32> @reptx.tex.1d.fetch(i64 ");
   EXPECT_IR_LACKS(U, "bitcast i32 ");
   // Unsupported forms name themselves.
-  EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];"),
+  EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %r6}];"),
                 "ERROR: t.ptx:");
-  EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];"),
-                "only tex.1d.v4 with an s32 coordinate (tex1Dfetch) is lifted");
-  EXPECT_IR_HAS(liftedIR("tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];"),
+  EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %r6}];"),
+                "only tex.1d.v4 with an s32 coordinate (tex1Dfetch) and tex.{1d,2d,3d}.v4 with "
+                "f32 coordinates are lifted");
+  EXPECT_IR_HAS(liftedIR("tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f5, %f6, %f7}];"),
                 "only tex.1d.v4 with an s32 coordinate");
+  EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];"),
+                "a 2d coordinate is a vector of 2");
   EXPECT_IR_HAS(liftedIR("txq.width.b32 %r1, [%rd1];"), "unsupported instruction (txq, texture)");
+}
+
+// tex1D/tex2D/tex3D (tex.{1d,2d,3d}.v4 with f32 coordinates) on a texture object: one read-only
+// call of @reptx.tex.sample with the geometry's dimension count and three coordinates, those the
+// geometry lacks 0 (3d's fourth coordinate is ignored).
+TEST(LiftIR, SampledTextureFetchIsOneReadOnlyCall) {
+  std::string T2 = liftedIR("ld.param.u64 %rd1, [out];\n"
+                            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];");
+  EXPECT_IR_HAS(T2, "call <4 x i32> @reptx.tex.sample(i64 ");
+  EXPECT_IR_HAS(T2, "i32 2, float ");
+  EXPECT_IR_HAS(T2, "float 0.000000e+00)");
+  EXPECT_IR_HAS(T2, "declare <4 x i32> @reptx.tex.sample(i64, i32, float, float, float) #");
+  EXPECT_IR_HAS(T2, "memory(read)");
+  std::string T1 = liftedIR("ld.param.u64 %rd1, [out];\n"
+                            "tex.1d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f5}];");
+  EXPECT_IR_HAS(T1, "i32 1, float ");
+  EXPECT_IR_HAS(T1, "float 0.000000e+00, float 0.000000e+00)");
+  EXPECT_IR_LACKS(T1, "bitcast i32 ");
+  std::string T3 =
+      liftedIR("ld.param.u64 %rd1, [out];\n"
+               "tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f5}];");
+  EXPECT_IR_HAS(T3, "i32 3, float ");
+  EXPECT_IR_LACKS(T3, "float 0.000000e+00)");
 }

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 
 namespace reptx::conformance {
 
@@ -102,9 +103,10 @@ Case fetch(std::string Name, std::string DType, Texture T) {
     Bytes += (Bytes.empty() ? "" : ", ") + std::to_string(B);
   unsigned Flags = T.Normalized ? tx::ReadNormalizedFloat : 0;
   C.ModuleDecls = ".global .align 16 .b8 $data[" + std::to_string(T.Data.size()) + "] = {" + Bytes +
-                  "};\n.global .align 8 .u64 $desc[8] = {$data, " + std::to_string(T.width()) +
+                  "};\n.global .align 8 .u64 $desc[16] = {$data, " + std::to_string(T.width()) +
                   ", " + std::to_string(u64(tx::Linear) | u64(T.Format) << 32) + ", " +
-                  std::to_string(u64(T.Channels) | u64(Flags) << 32) + ", 0, 0, 0, 0};";
+                  std::to_string(u64(T.Channels) | u64(Flags) << 32) +
+                  ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};";
   C.Body =
       "mov.u64 %rd1, $desc;\n tex.1d.v4." + DType + ".s32 {%d0, %d1, %d2, %d3}, [%rd1, {%a0}];";
   int W = int(T.width());
@@ -116,6 +118,219 @@ Case fetch(std::string Name, std::string DType, Texture T) {
   C.Ref = perThread(
       [T](const std::vector<u64> &Row) { return fetchRef(T, int32_t(uint32_t(Row[0]))); });
   return C;
+}
+
+// A sampled texture (a CUDA array or pitched memory) and its sampler state.
+struct Sampled {
+  unsigned Format = 0, Channels = 1;
+  bool NormalizedRead = false;
+  unsigned Dims = 1;            // of the tex instruction: 1, 2 or 3
+  unsigned W = 1, H = 1, D = 1; // elements, rows, slices
+  unsigned Kind = tx::Array;    // or tx::Pitch2D
+  unsigned PadBytes = 0;        // bytes after each row (pitched memory), filled with 0xEE
+  unsigned Address[3] = {tx::Clamp, tx::Clamp, tx::Clamp};
+  bool LinearFilter = false, NormalizedCoords = false;
+  float Border[4] = {0, 0, 0, 0};
+  std::vector<uint8_t> Elements; // W * H * D elements, densely
+  size_t elementBytes() const { return size_t(Channels) * tx::channelBytes(Format); }
+  size_t rowPitch() const { return W * elementBytes() + PadBytes; }
+  bool asFloat() const {
+    return Format == tx::Half || Format == tx::Float ||
+           (NormalizedRead && tx::channelBytes(Format) < 4);
+  }
+};
+
+// The texture's memory: rows of rowPitch() bytes, the padding 0xEE.
+std::vector<uint8_t> memoryOf(const Sampled &T) {
+  std::vector<uint8_t> M(T.rowPitch() * T.H * T.D, 0xEE);
+  for (size_t Row = 0; Row < size_t(T.H) * T.D; ++Row)
+    std::memcpy(M.data() + Row * T.rowPitch(), T.Elements.data() + Row * T.W * T.elementBytes(),
+                T.W * T.elementBytes());
+  return M;
+}
+
+// CUDA Programming Guide, "Texture Fetching": one dimension's texel indices i and i + 1 and the
+// weight of i + 1 for coordinate X over N texels. Normalized coordinates are wrapped
+// (x - floor(x)) or mirrored (the same, or 1 minus it when floor(x) is odd) and scaled by N; point
+// sampling reads floor(x); linear filtering reads floor(x - 0.5) and its successor, weighted by
+// frac(x - 0.5) rounded to 8 fractional bits. Out-of-range indices repeat (wrap, mirror), clamp,
+// or read the border (nullopt). Wrap and mirror act as clamp on unnormalized coordinates.
+struct Axis {
+  std::optional<int64_t> I[2];
+  float Alpha = 0;
+};
+
+Axis axisRef(float X, int64_t N, unsigned Mode, bool Norm, bool Linear) {
+  if (!Norm && (Mode == tx::Wrap || Mode == tx::Mirror))
+    Mode = tx::Clamp;
+  if (Norm) {
+    float F = std::floor(X);
+    if (Mode == tx::Wrap)
+      X = X - F;
+    else if (Mode == tx::Mirror)
+      X = (int64_t(F) % 2 != 0) ? 1.0f - (X - F) : X - F;
+    X = X * float(N);
+  }
+  Axis A;
+  int64_t I0;
+  if (Linear) {
+    float B = X - 0.5f, F = std::floor(B);
+    A.Alpha = std::nearbyint((B - F) * 256.0f) / 256.0f;
+    I0 = int64_t(F);
+  } else {
+    I0 = int64_t(std::floor(X));
+  }
+  for (int K = 0; K < 2; ++K) {
+    int64_t I = I0 + K;
+    switch (Mode) {
+    case tx::Wrap:
+      A.I[K] = ((I % N) + N) % N;
+      break;
+    case tx::Mirror: {
+      int64_t M = ((I % (2 * N)) + 2 * N) % (2 * N);
+      A.I[K] = M < N ? M : 2 * N - 1 - M;
+      break;
+    }
+    case tx::Border:
+      if (I >= 0 && I < N)
+        A.I[K] = I;
+      break;
+    default:
+      A.I[K] = std::clamp<int64_t>(I, 0, N - 1);
+    }
+  }
+  return A;
+}
+
+// The four channel registers of texel (X, Y, Z), or of the border color when any is nullopt.
+std::vector<uint32_t> texelRef(const Sampled &T, std::optional<int64_t> X, std::optional<int64_t> Y,
+                               std::optional<int64_t> Z) {
+  std::vector<uint32_t> R(4, 0);
+  if (!X || !Y || !Z) {
+    for (int C = 0; C < 4; ++C)
+      R[C] = T.asFloat() ? uint32_t(f32(T.Border[C])) : uint32_t(int32_t(T.Border[C]));
+    return R;
+  }
+  Texture Row{T.Format, T.Channels, T.NormalizedRead, {}};
+  size_t At = ((size_t(*Z) * T.H + size_t(*Y)) * T.W + size_t(*X)) * T.elementBytes();
+  Row.Data.assign(T.Elements.begin() + At, T.Elements.begin() + At + T.elementBytes());
+  std::vector<u64> E = fetchRef(Row, 0);
+  for (int C = 0; C < 4; ++C)
+    R[C] = uint32_t(E[C]);
+  return R;
+}
+
+std::vector<u64> sampleRef(const Sampled &T, const std::vector<float> &Coords) {
+  bool Linear = T.LinearFilter && T.asFloat();
+  int64_t Sizes[3] = {T.W, T.H, T.D};
+  Axis A[3];
+  for (unsigned K = 0; K < 3; ++K)
+    A[K] = K < T.Dims ? axisRef(Coords[K], Sizes[K], T.Address[K], T.NormalizedCoords, Linear)
+                      : Axis{{0, 0}, 0.0f};
+  std::vector<u64> Out(4);
+  if (!Linear) {
+    std::vector<uint32_t> E = texelRef(T, A[0].I[0], A[1].I[0], A[2].I[0]);
+    for (int C = 0; C < 4; ++C)
+      Out[C] = E[C];
+    return Out;
+  }
+  // The weighted sum over the 2^Dims texels, x fastest, each weight wx * wy * wz.
+  float Sum[4] = {0, 0, 0, 0};
+  bool First = true;
+  for (unsigned Z = 0; Z < (T.Dims > 2 ? 2u : 1u); ++Z)
+    for (unsigned Y = 0; Y < (T.Dims > 1 ? 2u : 1u); ++Y)
+      for (unsigned X = 0; X < 2; ++X) {
+        float W = X ? A[0].Alpha : 1.0f - A[0].Alpha;
+        if (T.Dims > 1)
+          W = W * (Y ? A[1].Alpha : 1.0f - A[1].Alpha);
+        if (T.Dims > 2)
+          W = W * (Z ? A[2].Alpha : 1.0f - A[2].Alpha);
+        std::vector<uint32_t> E = texelRef(T, A[0].I[X], A[1].I[Y], A[2].I[Z]);
+        for (int C = 0; C < 4; ++C) {
+          float P = W * asF32(E[C]);
+          Sum[C] = First ? P : Sum[C] + P;
+        }
+        First = false;
+      }
+  for (int C = 0; C < 4; ++C)
+    Out[C] = f32(Sum[C]);
+  return Out;
+}
+
+// tex.{1d,2d,3d}.v4.DType.f32 of the texture at each row's coordinates.
+Case sample(std::string Name, std::string DType, Sampled T,
+            std::vector<std::vector<float>> Coords) {
+  Case C;
+  C.Family = "texture";
+  C.Name = std::move(Name);
+  C.InTypes.assign(T.Dims, "f32");
+  C.OutTypes = {DType, DType, DType, DType};
+  std::string Bytes;
+  for (uint8_t B : memoryOf(T))
+    Bytes += (Bytes.empty() ? "" : ", ") + std::to_string(B);
+  unsigned Flags = (T.NormalizedRead ? tx::ReadNormalizedFloat : 0) |
+                   (T.NormalizedCoords ? tx::NormalizedCoordinates : 0);
+  auto Pair = [](u64 Lo, u64 Hi) { return std::to_string(Lo | Hi << 32); };
+  std::vector<std::string> Words = {
+      "$data",
+      std::to_string(T.W),
+      Pair(T.Kind, T.Format),
+      Pair(T.Channels, Flags),
+      std::to_string(T.H),
+      std::to_string(T.D),
+      std::to_string(T.rowPitch()),
+      std::to_string(T.rowPitch() * T.H),
+      Pair(T.Address[0], T.Address[1]),
+      Pair(T.Address[2], T.LinearFilter ? tx::LinearFilter : tx::PointFilter),
+      Pair(f32(T.Border[0]), f32(T.Border[1])),
+      Pair(f32(T.Border[2]), f32(T.Border[3])),
+      "0",
+      "0",
+      "0",
+      "0"};
+  std::string Desc;
+  for (const std::string &W : Words)
+    Desc += (Desc.empty() ? "" : ", ") + W;
+  C.ModuleDecls = ".global .align 16 .b8 $data[" + std::to_string(memoryOf(T).size()) + "] = {" +
+                  Bytes + "};\n.global .align 8 .u64 $desc[16] = {" + Desc + "};";
+  static const char *Geometry[] = {"", "1d", "2d", "3d"};
+  std::string Xs = T.Dims == 1   ? "%a0"
+                   : T.Dims == 2 ? "%a0, %a1"
+                                 : "%a0, %a1, %a2, %a2"; // the fourth 3d coordinate is ignored
+  C.Body = "mov.u64 %rd1, $desc;\n tex." + std::string(Geometry[T.Dims]) + ".v4." + DType +
+           ".f32 {%d0, %d1, %d2, %d3}, [%rd1, {" + Xs + "}];";
+  for (const std::vector<float> &X : Coords) {
+    std::vector<u64> Row;
+    for (unsigned K = 0; K < T.Dims; ++K)
+      Row.push_back(f32(X[K]));
+    C.Rows.push_back(Row);
+  }
+  unsigned Dims = T.Dims;
+  C.Ref = perThread([T, Dims](const std::vector<u64> &Row) {
+    std::vector<float> X(3, 0.0f);
+    for (unsigned K = 0; K < Dims; ++K)
+      X[K] = asF32(uint32_t(Row[K]));
+    return sampleRef(T, X);
+  });
+  return C;
+}
+
+// Coordinates of a Dims-dimensional texture of sizes N: texel centres, edges, fractions between
+// texels, and points outside on both sides; normalized (divided by N) when Norm.
+std::vector<std::vector<float>> coordinates(unsigned Dims, std::vector<unsigned> N, bool Norm) {
+  std::vector<float> Steps = {0.5f, 0.0f, 1.25f, 1.5f, 1.75f, 2.1f, -0.3f, -1.6f, 2.9f};
+  std::vector<std::vector<float>> Out;
+  for (size_t I = 0; I < Steps.size(); ++I)
+    for (size_t J = 0; J < (Dims > 1 ? Steps.size() : 1); J += 2)
+      for (size_t K = 0; K < (Dims > 2 ? Steps.size() : 1); K += 3) {
+        std::vector<float> X = {Steps[I] * N[0] / 2.0f, Steps[(I + J) % Steps.size()] * N[1] / 2.0f,
+                                Steps[(I + K) % Steps.size()] * N[2] / 2.0f};
+        if (Norm)
+          for (unsigned D = 0; D < 3; ++D)
+            X[D] = X[D] / float(N[D]);
+        Out.push_back(X);
+      }
+  return Out;
 }
 
 } // namespace
@@ -148,6 +363,134 @@ void addTextureCases(CaseList &L) {
   L.push_back(fetch("tex.1d.v4.s32.int4", "s32", {SInt32, 4, false, bytesOf(S32)}));
   // 32-bit integers are never normalized, whatever the read mode.
   L.push_back(fetch("tex.1d.v4.u32.uint1.normalized", "u32", {UInt32, 1, true, bytesOf(S32)}));
+
+  // Sampled textures (tex1D, tex2D, tex3D): every address mode and both filters.
+  auto Tex = [](unsigned Format, unsigned Channels, bool NormRead, std::vector<uint8_t> E,
+                unsigned Dims, unsigned W, unsigned H = 1, unsigned D = 1) {
+    Sampled T{};
+    T.Format = Format;
+    T.Channels = Channels;
+    T.NormalizedRead = NormRead;
+    T.Dims = Dims;
+    T.W = W;
+    T.H = H;
+    T.D = D;
+    T.Elements = std::move(E);
+    return T;
+  };
+  auto Tex2D = [&](unsigned Format, unsigned Channels, bool NormRead, std::vector<uint8_t> E,
+                   unsigned W, unsigned H) { return Tex(Format, Channels, NormRead, E, 2, W, H); };
+  {
+    Sampled T = Tex2D(Float, 1, false,
+                      bytesOf<float>({1.0f, -2.0f, 4.5f, 8.0f, 0.25f, 3.0f, -6.0f, 7.0f, 10.0f,
+                                      0.0f, 2.5f, -1.0f}),
+                      4, 3);
+    L.push_back(
+        sample("tex.2d.v4.f32.f32.float1.point.clamp", "f32", T, coordinates(2, {4, 3, 1}, false)));
+    T.LinearFilter = true;
+    L.push_back(sample("tex.2d.v4.f32.f32.float1.linear.clamp", "f32", T,
+                       coordinates(2, {4, 3, 1}, false)));
+    T.NormalizedCoords = true;
+    T.Address[0] = T.Address[1] = tx::Wrap;
+    L.push_back(sample("tex.2d.v4.f32.f32.float1.linear.normalized.wrap", "f32", T,
+                       coordinates(2, {4, 3, 1}, true)));
+    T.Address[0] = T.Address[1] = tx::Mirror;
+    L.push_back(sample("tex.2d.v4.f32.f32.float1.linear.normalized.mirror", "f32", T,
+                       coordinates(2, {4, 3, 1}, true)));
+    T.LinearFilter = false;
+    T.Address[0] = tx::Wrap;
+    L.push_back(sample("tex.2d.v4.f32.f32.float1.point.normalized.wrap.mirror", "f32", T,
+                       coordinates(2, {4, 3, 1}, true)));
+    // Wrap and mirror read as clamp on unnormalized coordinates.
+    T.NormalizedCoords = false;
+    T.LinearFilter = true;
+    L.push_back(sample("tex.2d.v4.f32.f32.float1.linear.unnormalized.wrap.mirror", "f32", T,
+                       coordinates(2, {4, 3, 1}, false)));
+    // Pitched memory: rows padded with bytes the fetch must not read.
+    T.Kind = tx::Pitch2D;
+    T.PadBytes = 20;
+    T.Address[0] = T.Address[1] = tx::Clamp;
+    L.push_back(sample("tex.2d.v4.f32.f32.float1.linear.pitch2d", "f32", T,
+                       coordinates(2, {4, 3, 1}, false)));
+  }
+  {
+    Sampled T = Tex2D(Float, 4, false,
+                      bytesOf<float>({1.5f, -0.0f, 3.0e38f, 2.0f, 7.25f, -2.0f, 0.1f, 9.0f, -5.5f,
+                                      4.0f, 1.0e-3f, 6.0f, 0.5f, 0.75f, -1.0e30f, 8.0f}),
+                      2, 2);
+    T.LinearFilter = true;
+    T.Address[0] = T.Address[1] = tx::Border;
+    T.Border[0] = 1.0f;
+    T.Border[1] = -2.0f;
+    T.Border[2] = 0.5f;
+    T.Border[3] = 3.0f;
+    L.push_back(sample("tex.2d.v4.f32.f32.float4.linear.border", "f32", T,
+                       coordinates(2, {2, 2, 1}, false)));
+    T.LinearFilter = false;
+    L.push_back(sample("tex.2d.v4.f32.f32.float4.point.border", "f32", T,
+                       coordinates(2, {2, 2, 1}, false)));
+  }
+  {
+    // The classic image: uchar4 read as normalized floats, filtered.
+    std::vector<uint8_t> Rgba;
+    for (unsigned I = 0; I < 5 * 3 * 4; ++I)
+      Rgba.push_back(uint8_t(I * 37 + 11));
+    Sampled T = Tex2D(UInt8, 4, true, Rgba, 5, 3);
+    T.LinearFilter = true;
+    L.push_back(sample("tex.2d.v4.f32.f32.uchar4.normalized.linear", "f32", T,
+                       coordinates(2, {5, 3, 1}, false)));
+    // In element-type read mode the filter mode is ignored: point sampling.
+    T.NormalizedRead = false;
+    L.push_back(sample("tex.2d.v4.u32.f32.uchar4.linear.is.point", "u32", T,
+                       coordinates(2, {5, 3, 1}, false)));
+  }
+  {
+    Sampled T = Tex2D(Half, 2, false, bytesOf(Halves), 2, 2);
+    T.LinearFilter = true;
+    L.push_back(
+        sample("tex.2d.v4.f32.f32.half2.linear", "f32", T, coordinates(2, {2, 2, 1}, false)));
+    Sampled S = Tex2D(SInt16, 2, true, bytesOf(S16), 2, 2);
+    S.LinearFilter = true;
+    S.Address[0] = S.Address[1] = tx::Border;
+    S.Border[0] = -1.0f;
+    L.push_back(sample("tex.2d.v4.f32.f32.short2.normalized.linear.border", "f32", S,
+                       coordinates(2, {2, 2, 1}, false)));
+    Sampled I = Tex2D(SInt32, 2, false, bytesOf(S32), 2, 2);
+    I.Address[0] = I.Address[1] = tx::Border;
+    I.Border[0] = -7.0f;
+    I.Border[1] = 9.0f;
+    L.push_back(
+        sample("tex.2d.v4.s32.f32.int2.point.border", "s32", I, coordinates(2, {2, 2, 1}, false)));
+  }
+  {
+    Sampled T = Tex(Float, 1, false, bytesOf(Floats), 1, 8);
+    T.LinearFilter = true;
+    T.NormalizedCoords = true;
+    T.Address[0] = tx::Wrap;
+    L.push_back(sample("tex.1d.v4.f32.f32.float1.linear.normalized.wrap", "f32", T,
+                       coordinates(1, {8, 1, 1}, true)));
+    T.LinearFilter = false;
+    T.Address[0] = tx::Border;
+    L.push_back(sample("tex.1d.v4.f32.f32.float1.point.normalized.border", "f32", T,
+                       coordinates(1, {8, 1, 1}, true)));
+  }
+  {
+    Sampled T = Tex(Float, 1, false,
+                    bytesOf<float>({1.0f, -2.0f, 4.5f, 8.0f, 0.25f, 3.0f, -6.0f, 7.0f, 10.0f, 0.0f,
+                                    2.5f, -1.0f}),
+                    3, 3, 2, 2);
+    L.push_back(
+        sample("tex.3d.v4.f32.f32.float1.point.clamp", "f32", T, coordinates(3, {3, 2, 2}, false)));
+    T.LinearFilter = true;
+    L.push_back(sample("tex.3d.v4.f32.f32.float1.linear.clamp", "f32", T,
+                       coordinates(3, {3, 2, 2}, false)));
+    T.NormalizedCoords = true;
+    T.Address[0] = tx::Wrap;
+    T.Address[1] = tx::Mirror;
+    T.Address[2] = tx::Border;
+    L.push_back(sample("tex.3d.v4.f32.f32.float1.linear.normalized.wrap.mirror.border", "f32", T,
+                       coordinates(3, {3, 2, 2}, true)));
+  }
 }
 
 } // namespace reptx::conformance

@@ -137,7 +137,12 @@ inline constexpr llvm::StringLiteral Movmatrix = "reptx.movmatrix.b16";
 //        tex1Dfetch): the four channel registers of element x of a linear texture, as the
 //        texture's format and read mode make them (the destination type only names how PTX
 //        reads the bits). Reads memory only.
+//   <4 x i32> @reptx.tex.sample(i64 handle, i32 dims, float x, float y, float z):
+//        tex.{1d,2d,3d}.v4.{f32,s32,u32}.f32 (CUDA's tex1D, tex2D, tex3D): the texture sampled
+//        at the first dims (1-3, a constant) coordinates, with its descriptor's addressing,
+//        filtering and read mode; the other coordinates are 0. Reads memory only.
 inline constexpr llvm::StringLiteral Tex1dFetch = "reptx.tex.1d.fetch";
+inline constexpr llvm::StringLiteral TexSample = "reptx.tex.sample";
 
 inline constexpr llvm::StringLiteral Malloc = "reptx.malloc";
 inline constexpr llvm::StringLiteral Free = "reptx.free";
