@@ -64,7 +64,7 @@ int attribute(const Device &D, int A) {
     return MaxLinearTextureWidth;
   case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT:
   case CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT:
-    return 32;
+    return int(TexturePitchAlignment);
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
     return int(B.computeUnits());
   case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:

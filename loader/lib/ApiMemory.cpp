@@ -174,20 +174,36 @@ struct CopySide {
   CUmemorytype Type;
   const void *Host;
   CUdeviceptr Dev;
+  CUarray Array;
   size_t X, Y, Z, Lod, Pitch, Height;
 };
+
+// A CUDA array side as the device memory it is (its rows are dense), when the box fits in it.
+CUresult fromArray(CopySide &Side, size_t Width, size_t Height, size_t Depth) {
+  if (Side.Type != CU_MEMORYTYPE_ARRAY)
+    return CUDA_SUCCESS;
+  ArrayMemory M;
+  if (!arrayMemory(Side.Array, M) || Side.Lod != 0 || Side.X + Width > M.RowBytes ||
+      Side.Y + Height > M.Height || Side.Z + Depth > M.Depth)
+    return CUDA_ERROR_INVALID_VALUE;
+  Side.Type = CU_MEMORYTYPE_DEVICE;
+  Side.Dev = M.Base;
+  Side.Pitch = M.RowBytes;
+  Side.Height = M.Height;
+  return CUDA_SUCCESS;
+}
 
 // The copies of the CUDA Driver API, "Memory Management" (cuMemcpy2D, cuMemcpy3D): the box of
 // Width bytes x Height rows x Depth slices, row by row. Each row must fit in its pitch and, when
 // there is more than one slice, the rows in a slice's height; a host (device) side needs a
-// non-null host (device) pointer; LOD is for arrays only and must be 0. Arrays are not supported
-// by reptx.
-CUresult copyBox(Context *C, const CopySide &Src, const CopySide &Dst, size_t Width, size_t Height,
-                 size_t Depth, const char *Api) {
+// non-null host (device) pointer; LOD is for mipmapped arrays only and must be 0. A CUDA array
+// side is the array's memory, and the box must fit in the array.
+CUresult copyBox(Context *C, CopySide Src, CopySide Dst, size_t Width, size_t Height, size_t Depth,
+                 const char *Api) {
   ExecBackend &B = *C->Dev->Backend;
-  if (Src.Type == CU_MEMORYTYPE_ARRAY || Dst.Type == CU_MEMORYTYPE_ARRAY) {
-    log().warn("{}: CUDA arrays are not supported by reptx", Api);
-    return CUDA_ERROR_NOT_SUPPORTED;
+  if (fromArray(Src, Width, Height, Depth) || fromArray(Dst, Width, Height, Depth)) {
+    log().warn("{}: not a CUDA array, or the box does not fit in it", Api);
+    return CUDA_ERROR_INVALID_VALUE;
   }
   auto Check = [&](const CopySide &Side) {
     switch (Side.Type) {
@@ -235,10 +251,10 @@ CUresult copyBox(Context *C, const CopySide &Src, const CopySide &Dst, size_t Wi
 }
 
 CUresult copy3DOn(Context *C, const CUDA_MEMCPY3D &P, const char *Api) {
-  CopySide Src{P.srcMemoryType, P.srcHost, P.srcDevice, P.srcXInBytes, P.srcY,
-               P.srcZ,          P.srcLOD,  P.srcPitch,  P.srcHeight};
-  CopySide Dst{P.dstMemoryType, P.dstHost, P.dstDevice, P.dstXInBytes, P.dstY,
-               P.dstZ,          P.dstLOD,  P.dstPitch,  P.dstHeight};
+  CopySide Src{P.srcMemoryType, P.srcHost, P.srcDevice, P.srcArray, P.srcXInBytes,
+               P.srcY,          P.srcZ,    P.srcLOD,    P.srcPitch, P.srcHeight};
+  CopySide Dst{P.dstMemoryType, P.dstHost, P.dstDevice, P.dstArray, P.dstXInBytes,
+               P.dstY,          P.dstZ,    P.dstLOD,    P.dstPitch, P.dstHeight};
   return copyBox(C, Src, Dst, P.WidthInBytes, P.Height, P.Depth, Api);
 }
 
@@ -814,6 +830,67 @@ CUresult cuPointerGetAttributes(unsigned int N, CUpointer_attribute *Attrs, void
 }
 
 // ------------------------------------------------------------------ copies and fills
+
+namespace {
+
+// cuMemcpy{HtoA,AtoH,DtoA,AtoD}: N bytes at byte Offset of a CUDA array, whose rows are dense.
+CUresult arrayAt(CUarray A, size_t Offset, size_t N, CUdeviceptr &Out) {
+  ArrayMemory M;
+  if (!arrayMemory(A, M))
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t Bytes = M.RowBytes * M.Height * M.Depth;
+  if (Offset > Bytes || N > Bytes - Offset)
+    return CUDA_ERROR_INVALID_VALUE;
+  Out = M.Base + Offset;
+  return CUDA_SUCCESS;
+}
+CUresult copyToArray(CUarray A, size_t Offset, uint64_t Src, CUmemorytype SrcType, size_t N) {
+  CUdeviceptr D;
+  if (CUresult R = arrayAt(A, Offset, N, D))
+    return R;
+  return copy1D(nullptr, D, CU_MEMORYTYPE_DEVICE, Src, SrcType, N);
+}
+CUresult copyFromArray(uint64_t Dst, CUmemorytype DstType, CUarray A, size_t Offset, size_t N) {
+  CUdeviceptr S;
+  if (CUresult R = arrayAt(A, Offset, N, S))
+    return R;
+  return copy1D(nullptr, Dst, DstType, S, CU_MEMORYTYPE_DEVICE, N);
+}
+
+} // namespace
+
+CUresult cuMemcpyHtoA_v2(CUarray D, size_t Off, const void *S, size_t N) {
+  REPTX_TRACE(cuMemcpyHtoA_v2, D, Off, S, N);
+  return copyToArray(D, Off, reinterpret_cast<uint64_t>(S), CU_MEMORYTYPE_HOST, N);
+}
+CUresult cuMemcpyHtoA_v2_ptds(CUarray D, size_t Off, const void *S, size_t N) {
+  REPTX_TRACE(cuMemcpyHtoA_v2_ptds, D, Off, S, N);
+  return copyToArray(D, Off, reinterpret_cast<uint64_t>(S), CU_MEMORYTYPE_HOST, N);
+}
+CUresult cuMemcpyDtoA_v2(CUarray D, size_t Off, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpyDtoA_v2, D, Off, S, N);
+  return copyToArray(D, Off, S, CU_MEMORYTYPE_DEVICE, N);
+}
+CUresult cuMemcpyDtoA_v2_ptds(CUarray D, size_t Off, CUdeviceptr S, size_t N) {
+  REPTX_TRACE(cuMemcpyDtoA_v2_ptds, D, Off, S, N);
+  return copyToArray(D, Off, S, CU_MEMORYTYPE_DEVICE, N);
+}
+CUresult cuMemcpyAtoH_v2(void *D, CUarray S, size_t Off, size_t N) {
+  REPTX_TRACE(cuMemcpyAtoH_v2, D, S, Off, N);
+  return copyFromArray(reinterpret_cast<uint64_t>(D), CU_MEMORYTYPE_HOST, S, Off, N);
+}
+CUresult cuMemcpyAtoH_v2_ptds(void *D, CUarray S, size_t Off, size_t N) {
+  REPTX_TRACE(cuMemcpyAtoH_v2_ptds, D, S, Off, N);
+  return copyFromArray(reinterpret_cast<uint64_t>(D), CU_MEMORYTYPE_HOST, S, Off, N);
+}
+CUresult cuMemcpyAtoD_v2(CUdeviceptr D, CUarray S, size_t Off, size_t N) {
+  REPTX_TRACE(cuMemcpyAtoD_v2, D, S, Off, N);
+  return copyFromArray(D, CU_MEMORYTYPE_DEVICE, S, Off, N);
+}
+CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr D, CUarray S, size_t Off, size_t N) {
+  REPTX_TRACE(cuMemcpyAtoD_v2_ptds, D, S, Off, N);
+  return copyFromArray(D, CU_MEMORYTYPE_DEVICE, S, Off, N);
+}
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr D, const void *S, size_t N) {
   REPTX_TRACE(cuMemcpyHtoD_v2, D, S, N);

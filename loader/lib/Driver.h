@@ -28,9 +28,22 @@ namespace reptx::loader {
 inline constexpr int DriverVersion = 13000;
 /// CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: a linear texture's address must be a multiple of it.
 inline constexpr unsigned long long TextureAlignment = 512;
+/// CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: a pitched 2D texture's pitch must be a multiple of
+/// it.
+inline constexpr unsigned long long TexturePitchAlignment = 32;
 /// CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, in elements (2^28 on the NVIDIA GPUs of
 /// compute capability 8.x and 9.0).
 inline constexpr int MaxLinearTextureWidth = 1 << 28;
+
+/// A CUDA array's memory (cuArray3DCreate_v2): Depth slices of Height rows of RowBytes bytes,
+/// densely, from Base on the array's device.
+struct ArrayMemory {
+  CUdeviceptr Base = 0;
+  size_t RowBytes = 0, Height = 1, Depth = 1;
+  CUDA_ARRAY3D_DESCRIPTOR Desc{};
+};
+/// The memory of a live CUDA array; false for a handle that is not one (ApiTexture.cpp).
+bool arrayMemory(CUarray A, ArrayMemory &Out);
 
 enum class Tag : uint32_t {
   Context = 0x52435458,

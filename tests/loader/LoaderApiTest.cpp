@@ -15,10 +15,12 @@
 #include <vector>
 
 // Entry points libcuda.so.1 exports but does not implement (CUDA_ERROR_NOT_SUPPORTED stubs), so
-// DriverApi.h does not declare them: cuArrayCreate_v2(CUarray *pHandle, const
-// CUDA_ARRAY_DESCRIPTOR *pAllocateArray) (CUDA Driver API, "Memory Management"; the descriptor is
-// not read by the stub), and the CUDA 2.0 ABI of cuMemcpyHtoD (32-bit device pointer and size).
-extern "C" CUresult cuArrayCreate_v2(CUarray *pHandle, const void *pAllocateArray);
+// DriverApi.h does not declare them: cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const
+// CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels) (CUDA Driver API,
+// "Memory Management"; the descriptor is not read by the stub), and the CUDA 2.0 ABI of
+// cuMemcpyHtoD (32-bit device pointer and size).
+extern "C" CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const void *pDesc,
+                                           unsigned int numMipmapLevels);
 extern "C" CUresult cuMemcpyHtoD(unsigned int dstDevice, const void *srcHost, unsigned int bytes);
 // Declared by cudaProfiler.h, not cuda.h.
 extern "C" CUresult cuProfilerStart();
@@ -74,11 +76,11 @@ TEST_F(LoaderApi, ProcAddressReportsUnknownNames) {
   EXPECT_EQ(proc("cuGraphInstantiateWithParams", 11000, 0, &R, &S), nullptr);
   EXPECT_EQ(S, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
   // Known but not implemented: the stub, which answers CUDA_ERROR_NOT_SUPPORTED.
-  void *P = proc("cuArrayCreate", 13000, 0, &R, &S);
+  void *P = proc("cuMipmappedArrayCreate", 13000, 0, &R, &S);
   EXPECT_EQ(R, CUDA_SUCCESS);
-  EXPECT_EQ(P, reinterpret_cast<void *>(&cuArrayCreate_v2));
-  CUarray A = nullptr;
-  EXPECT_EQ(cuArrayCreate_v2(&A, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(P, reinterpret_cast<void *>(&cuMipmappedArrayCreate));
+  CUmipmappedArray A = nullptr;
+  EXPECT_EQ(cuMipmappedArrayCreate(&A, nullptr, 1), CUDA_ERROR_NOT_SUPPORTED);
 }
 
 const void *table(const char *Guid) {

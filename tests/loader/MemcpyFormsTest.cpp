@@ -204,8 +204,8 @@ TEST_F(MemcpyForms, Copy3DRejectsInvalidArguments) {
   P.dstMemoryType = static_cast<CUmemorytype>(7);
   EXPECT_EQ(cuMemcpy3D_v2(&P), CUDA_ERROR_INVALID_VALUE);
   P = Valid();
-  P.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-  EXPECT_EQ(cuMemcpy3D_v2(&P), CUDA_ERROR_NOT_SUPPORTED);
+  P.dstMemoryType = CU_MEMORYTYPE_ARRAY; // and no array
+  EXPECT_EQ(cuMemcpy3D_v2(&P), CUDA_ERROR_INVALID_VALUE);
   // The 2D copy checks its rows the same way.
   CUDA_MEMCPY2D Q;
   std::memset(&Q, 0, sizeof(Q));
@@ -232,6 +232,73 @@ std::vector<unsigned char> referenceFill2D(size_t Bytes, unsigned char Fill, siz
     for (size_t X = 0; X < Width; ++X)
       std::memcpy(&V[Offset + Y * Pitch + X * sizeof(T)], &Value, sizeof(T));
   return V;
+}
+
+// A CUDA array of 5 x 3 x 2 ushort2 elements (20-byte rows, dense): a 3D copy of a box from host
+// memory into it at (4 bytes, 1, 1), the whole array read back with cuMemcpyAtoH (bytes at an
+// offset of the dense rows), a box that does not fit, and the array's description.
+TEST_F(MemcpyForms, ArraysAreDenseRowsThatCopiesAddress) {
+  CUDA_ARRAY3D_DESCRIPTOR Desc{5, 3, 2, CU_AD_FORMAT_UNSIGNED_INT16, 2, 0};
+  CUarray A = nullptr;
+  ASSERT_EQ(cuArray3DCreate_v2(&A, &Desc), CUDA_SUCCESS);
+  const size_t Row = 20, Bytes = Row * 3 * 2;
+  std::vector<unsigned char> Zero(Bytes, 0), Host(64 * 4);
+  for (size_t I = 0; I < Host.size(); ++I)
+    Host[I] = static_cast<unsigned char>(I * 7 + 1);
+  ASSERT_EQ(cuMemcpyHtoA_v2(A, 0, Zero.data(), Bytes), CUDA_SUCCESS);
+  CUDA_MEMCPY3D P;
+  std::memset(&P, 0, sizeof(P));
+  P.srcMemoryType = CU_MEMORYTYPE_HOST;
+  P.srcHost = Host.data();
+  P.srcPitch = 32;
+  P.srcHeight = 4;
+  P.srcXInBytes = 3;
+  P.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  P.dstArray = A;
+  P.dstXInBytes = 4;
+  P.dstY = 1;
+  P.dstZ = 1;
+  P.WidthInBytes = 12;
+  P.Height = 2;
+  P.Depth = 1;
+  ASSERT_EQ(cuMemcpy3D_v2(&P), CUDA_SUCCESS);
+  std::vector<unsigned char> Want(Bytes, 0), Got(Bytes, 0xAA);
+  for (size_t Y = 0; Y < 2; ++Y)
+    for (size_t X = 0; X < 12; ++X)
+      Want[((1 * 3) + 1 + Y) * Row + 4 + X] = Host[Y * 32 + 3 + X];
+  ASSERT_EQ(cuMemcpyAtoH_v2(Got.data(), A, 0, Bytes), CUDA_SUCCESS);
+  EXPECT_EQ(Got, Want);
+  // 4 + 17 bytes is wider than a row; rows 2..3 and slice 2 are outside.
+  P.WidthInBytes = 17;
+  EXPECT_EQ(cuMemcpy3D_v2(&P), CUDA_ERROR_INVALID_VALUE);
+  P.WidthInBytes = 12;
+  P.dstY = 2;
+  EXPECT_EQ(cuMemcpy3D_v2(&P), CUDA_ERROR_INVALID_VALUE);
+  P.dstY = 1;
+  P.dstZ = 2;
+  EXPECT_EQ(cuMemcpy3D_v2(&P), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemcpyAtoH_v2(Got.data(), A, 1, Bytes), CUDA_ERROR_INVALID_VALUE);
+  CUDA_ARRAY3D_DESCRIPTOR Back{};
+  ASSERT_EQ(cuArray3DGetDescriptor_v2(&Back, A), CUDA_SUCCESS);
+  EXPECT_EQ(std::memcmp(&Back, &Desc, sizeof(Desc)), 0);
+  CUDA_ARRAY_DESCRIPTOR Back2{};
+  ASSERT_EQ(cuArrayGetDescriptor_v2(&Back2, A), CUDA_SUCCESS);
+  EXPECT_EQ(Back2.Width, 5u);
+  EXPECT_EQ(Back2.Height, 3u);
+  EXPECT_EQ(Back2.NumChannels, 2u);
+  EXPECT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
+  EXPECT_EQ(cuArrayDestroy(A), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuMemcpyAtoH_v2(Got.data(), A, 0, 4), CUDA_ERROR_INVALID_VALUE);
+  // What CUDA rejects, and what reptx does not support.
+  CUDA_ARRAY3D_DESCRIPTOR Bad = Desc;
+  Bad.NumChannels = 3;
+  EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_INVALID_VALUE);
+  Bad = Desc;
+  Bad.Height = 0; // a depth without a height
+  EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_INVALID_VALUE);
+  Bad = Desc;
+  Bad.Flags = CUDA_ARRAY3D_LAYERED;
+  EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_NOT_SUPPORTED);
 }
 
 TEST_F(MemcpyForms, Memset2D16And32LeaveTheBytesBetweenRows) {

@@ -1,16 +1,16 @@
-// Runtime calls whose driver entry points reptx does not implement (CUDA arrays, IPC) fail with
-// cudaErrorNotSupported (801, mapped by cudart from CUDA_ERROR_NOT_SUPPORTED); the program keeps
-// running and its kernels still work.
+// Runtime calls whose driver entry points reptx does not implement (mipmapped arrays, IPC) fail
+// with cudaErrorNotSupported (801, mapped by cudart from CUDA_ERROR_NOT_SUPPORTED); the program
+// keeps running and its kernels still work.
 #include "check.h"
 
 __global__ void inc(int *v) { v[threadIdx.x] += threadIdx.x; }
 
 int main() {
-  cudaArray_t array;
+  cudaMipmappedArray_t array;
   cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
-  cudaError_t e = cudaMallocArray(&array, &desc, 64, 64);
+  cudaError_t e = cudaMallocMipmappedArray(&array, &desc, make_cudaExtent(64, 64, 0), 4);
   if (e != cudaErrorNotSupported) {
-    std::printf("FAIL: cudaMallocArray: %s (%d), expected cudaErrorNotSupported\n",
+    std::printf("FAIL: cudaMallocMipmappedArray: %s (%d), expected cudaErrorNotSupported\n",
                 cudaGetErrorName(e), int(e));
     return 1;
   }

@@ -997,6 +997,31 @@ typedef enum CUarray_formatCode : int {
   CU_AD_FORMAT_HALF = 0x10,
   CU_AD_FORMAT_FLOAT = 0x20,
 } CUarray_format;
+/// CUDA_ARRAY_DESCRIPTOR: a one- or two-dimensional CUDA array (cuArrayCreate_v2; Height 0 for
+/// one dimension).
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+  size_t Width;
+  size_t Height;
+  CUarray_format Format;
+  unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+/// CUDA_ARRAY3D_DESCRIPTOR: a CUDA array of one to three dimensions (cuArray3DCreate_v2; Height
+/// and Depth 0 for dimensions it lacks), with CUDA_ARRAY3D_* flags.
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
+  size_t Width;
+  size_t Height;
+  size_t Depth;
+  CUarray_format Format;
+  unsigned int NumChannels;
+  unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+/// CUDA_ARRAY3D_DESCRIPTOR::Flags (cuda.h's CUDA_ARRAY3D_* macros).
+enum : unsigned {
+  CUDA_ARRAY3D_LAYERED = 0x01,
+  CUDA_ARRAY3D_SURFACE_LDST = 0x02,
+  CUDA_ARRAY3D_CUBEMAP = 0x04,
+  CUDA_ARRAY3D_TEXTURE_GATHER = 0x08,
+};
 typedef enum CUresourcetypeCode : int {
   CU_RESOURCE_TYPE_ARRAY = 0x00,
   CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 0x01,
@@ -1727,6 +1752,26 @@ CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target,
                                     CUflushGPUDirectRDMAWritesScope scope);
 CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
                                                  int numBlocks, int blockSize);
+
+// CUDA arrays ("Memory Management"): the memory that tex1D/tex2D/tex3D read.
+CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
+CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
+CUresult cuArrayDestroy(CUarray hArray);
+CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount);
+CUresult cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void *srcHost,
+                              size_t ByteCount);
+CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+CUresult cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice,
+                         size_t ByteCount);
+CUresult cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice,
+                              size_t ByteCount);
+CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset,
+                         size_t ByteCount);
+CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset,
+                              size_t ByteCount);
 
 CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc,
                            const CUDA_TEXTURE_DESC *pTexDesc,
