@@ -22,8 +22,12 @@ using u32 = unsigned int;
 using s32 = int;
 using u64 = unsigned long long;
 /// Words in global memory (address space 1), for helpers that address device memory directly.
+using GlobalU8 = __attribute__((address_space(1))) unsigned char;
+using GlobalU16 = __attribute__((address_space(1))) unsigned short;
 using GlobalU32 = __attribute__((address_space(1))) u32;
 using GlobalU64 = __attribute__((address_space(1))) u64;
+/// Four 32-bit words, as the texture and surface helpers return them.
+using u32x4 = u32 __attribute__((ext_vector_type(4)));
 
 /// Defines the helper for the intrinsic Symbol: an extern "C" function whose symbol is Symbol.
 #define REPTX_HELPER(Symbol, Ret, Name, Params)                                                    \

@@ -12,6 +12,7 @@ set(REPTX_DEVICE_SOURCES
   device/Mbarrier.cpp
   device/Printf.cpp
   device/Sleep.cpp
+  device/Surface.cpp
   device/Texture.cpp
   device/Warp.cpp
 )

@@ -9,15 +9,14 @@
 
 #include "../include/reptx/backend/TextureObject.h"
 
+// No fused multiply-adds: the addressing and filtering round each step as the host references do.
+#pragma clang fp contract(off)
+
 namespace reptx::device {
 
 namespace {
 
 namespace tx = reptx::texture_object;
-
-using u32x4 = u32 __attribute__((ext_vector_type(4)));
-using GlobalU8 = __attribute__((address_space(1))) unsigned char;
-using GlobalU16 = __attribute__((address_space(1))) unsigned short;
 
 using GlobalDescriptor = __attribute__((address_space(1))) const tx::Descriptor;
 
@@ -139,70 +138,99 @@ Taps taps(float X, s32 N, u32 Mode, bool NormalizedCoords, bool Linear) {
 
 } // namespace
 
-// tex.{1d,2d,3d}.v4.{f32,s32,u32}.f32 d, [t, {x, y, z}] on a texture object (CUDA's tex1D, tex2D,
-// tex3D on CUDA arrays and pitched memory): the texture sampled at the first Dims coordinates,
-// one register per channel, as element() reads them. Textures that read as floats (float and
-// half formats, 8- and 16-bit integers in normalized-float read mode) are filtered linearly when
-// the descriptor says so; the others are point-sampled. A texel outside the texture under the
-// Border address mode reads the border color. A null handle or a descriptor of no known kind
-// reads zeros.
-REPTX_HELPER("reptx.tex.sample", u32x4, reptx_tex_sample,
-             (u64 Handle, u32 Dims, float X, float Y, float Z)) {
-#pragma clang fp contract(off)
-  u32x4 Zero = {0, 0, 0, 0};
-  if (!Handle)
-    return Zero;
+namespace {
+
+// What one sampled fetch reads: the texels of each dimension's taps and how elements read.
+struct Footprint {
+  GlobalDescriptor *D;
+  Taps T[3];
+  bool Normalized, AsFloat, Linear;
+  u32x4 Border;
+
+  // Texel (T[0].I[A], T[1].I[B], T[2].I[C]), or the border color outside the texture.
+  u32x4 texel(u32 A, u32 B, u32 C) const {
+    if (!T[0].In[A] || !T[1].In[B] || !T[2].In[C])
+      return Border;
+    return element(D, T[0].I[A], T[1].I[B], T[2].I[C], Normalized, AsFloat);
+  }
+};
+
+// The footprint of a fetch at the first Dims of Coords (slice Layer of a layered texture) on the
+// texture object Handle, with linear filtering's two taps per dimension when the texture filters
+// linearly or Gather asks for them; false for a null handle or a descriptor that is not a
+// texture's.
+bool footprint(u64 Handle, u32 Dims, s32 Layer, const float *Coords, bool Gather, Footprint &F) {
+  if (!Handle || Dims == 0 || Dims > 3)
+    return false;
   GlobalDescriptor *D = reinterpret_cast<GlobalDescriptor *>(Handle);
   u32 Kind = D->Kind, Format = D->Format, Channels = D->Channels, Flags = D->Flags;
   u32 Bytes = tx::channelBytes(Format);
   if ((Kind != tx::Linear && Kind != tx::Pitch2D && Kind != tx::Array) || Bytes == 0 ||
-      Channels == 0 || Channels > 4 || Dims == 0 || Dims > 3)
-    return Zero;
-  bool Normalized = (Flags & tx::ReadNormalizedFloat) && Bytes < 4;
-  bool AsFloat = Format == tx::Half || Format == tx::Float || Normalized;
-  bool Linear = AsFloat && D->Filter == tx::LinearFilter;
+      Channels == 0 || Channels > 4)
+    return false;
+  F.D = D;
+  F.Normalized = (Flags & tx::ReadNormalizedFloat) && Bytes < 4;
+  F.AsFloat = Format == tx::Half || Format == tx::Float || F.Normalized;
+  F.Linear = Gather || (F.AsFloat && D->Filter == tx::LinearFilter);
   bool NormCoords = Flags & tx::NormalizedCoordinates;
+  bool Layered = Flags & tx::Layered;
   u64 Sizes[3] = {D->Width, Kind == tx::Linear ? 1 : D->Height, Kind == tx::Linear ? 1 : D->Depth};
-  float Coords[3] = {X, Y, Z};
-  Taps T[3];
   for (u32 K = 0; K < 3; ++K) {
     u64 N = Sizes[K] ? Sizes[K] : 1;
     if (N > 0x40000000u)
-      return Zero;
-    if (K < Dims) {
-      T[K] = taps(Coords[K], s32(N), D->Address[K], NormCoords, Linear);
-    } else {
-      T[K].I[0] = T[K].I[1] = 0;
-      T[K].In[0] = T[K].In[1] = true;
-      T[K].Alpha = 0.0f;
+      return false;
+    Taps &T = F.T[K];
+    if (K < Dims && !(Layered && K == 2)) {
+      T = taps(Coords[K], s32(N), D->Address[K], NormCoords, F.Linear);
+      continue;
     }
+    // A dimension the fetch does not address: the layer's slice of a layered texture (the
+    // index clamped to the layers there are), otherwise 0.
+    s32 I = Layered && K == 2 ? (Layer < 0 ? 0 : u64(Layer) >= N ? s32(N - 1) : Layer) : 0;
+    T.I[0] = T.I[1] = I;
+    T.In[0] = T.In[1] = true;
+    T.Alpha = 0.0f;
   }
-  u32x4 Border;
   for (u32 C = 0; C < 4; ++C) {
     float V = D->BorderColor[C];
-    Border[C] = AsFloat ? bits(V) : u32(s32(V));
+    F.Border[C] = F.AsFloat ? bits(V) : u32(s32(V));
   }
-  auto Texel = [&](u32 A, u32 B, u32 C) {
-    if (!T[0].In[A] || !T[1].In[B] || !T[2].In[C])
-      return Border;
-    return element(D, T[0].I[A], T[1].I[B], T[2].I[C], Normalized, AsFloat);
-  };
-  if (!Linear)
-    return Texel(0, 0, 0);
+  return true;
+}
+
+} // namespace
+
+// tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.f32 d, [t, {...}] on a texture object (CUDA's tex1D,
+// tex2D, tex3D, tex1DLayered, tex2DLayered on CUDA arrays and pitched memory): the texture
+// sampled at the first Dims coordinates (in layer Layer of a layered texture), one register per
+// channel, as element() reads them. Textures that read as floats (float and half formats, 8- and
+// 16-bit integers in normalized-float read mode) are filtered linearly when the descriptor says
+// so; the others are point-sampled. A texel outside the texture under the Border address mode
+// reads the border color. A null handle or a descriptor of no known kind reads zeros.
+REPTX_HELPER("reptx.tex.sample", u32x4, reptx_tex_sample,
+             (u64 Handle, u32 Dims, s32 Layer, float X, float Y, float Z)) {
+  u32x4 Zero = {0, 0, 0, 0};
+  float Coords[3] = {X, Y, Z};
+  Footprint F;
+  if (!footprint(Handle, Dims, Layer, Coords, /*Gather=*/false, F))
+    return Zero;
+  if (!F.Linear)
+    return F.texel(0, 0, 0);
   // Sum over the 2^Dims texels of w = wx * wy * wz times the texel, x fastest, in this order
   // (the host references compute the same sum).
   float Sum[4];
   bool First = true;
-  u32 Ny = Dims > 1 ? 2 : 1, Nz = Dims > 2 ? 2 : 1;
+  bool Layered = F.D->Flags & tx::Layered;
+  u32 Ny = Dims > 1 ? 2 : 1, Nz = Dims > 2 && !Layered ? 2 : 1;
   for (u32 C = 0; C < Nz; ++C)
     for (u32 B = 0; B < Ny; ++B)
       for (u32 A = 0; A < 2; ++A) {
-        float W = A ? T[0].Alpha : 1.0f - T[0].Alpha;
-        if (Dims > 1)
-          W = W * (B ? T[1].Alpha : 1.0f - T[1].Alpha);
-        if (Dims > 2)
-          W = W * (C ? T[2].Alpha : 1.0f - T[2].Alpha);
-        u32x4 E = Texel(A, B, C);
+        float W = A ? F.T[0].Alpha : 1.0f - F.T[0].Alpha;
+        if (Ny > 1)
+          W = W * (B ? F.T[1].Alpha : 1.0f - F.T[1].Alpha);
+        if (Nz > 1)
+          W = W * (C ? F.T[2].Alpha : 1.0f - F.T[2].Alpha);
+        u32x4 E = F.texel(A, B, C);
         for (u32 Ch = 0; Ch < 4; ++Ch) {
           u32 V = E[Ch]; // (__builtin_bit_cast of a vector element reads element 0 in clang 22)
           float P = W * __builtin_bit_cast(float, V);
@@ -213,6 +241,29 @@ REPTX_HELPER("reptx.tex.sample", u32x4, reptx_tex_sample,
   u32x4 R;
   for (u32 Ch = 0; Ch < 4; ++Ch)
     R[Ch] = bits(Sum[Ch]);
+  return R;
+}
+
+// tld4.{r,g,b,a}.{2d,a2d}.v4.{f32,s32,u32}.f32 d, [t, {...}] (CUDA's tex2Dgather): channel Comp
+// of the four texels that linear filtering at (X, Y) would blend, whatever the filter mode, in
+// the PTX ISA's order (counter-clockwise from the lower left): (i0, j1), (i1, j1), (i1, j0),
+// (i0, j0). Each reads as element() reads it; outside the texture, the border color's channel.
+REPTX_HELPER("reptx.tex.gather", u32x4, reptx_tex_gather,
+             (u64 Handle, u32 Comp, s32 Layer, float X, float Y)) {
+  u32x4 Zero = {0, 0, 0, 0};
+  float Coords[3] = {X, Y, 0.0f};
+  Footprint F;
+  if (Comp > 3 || !footprint(Handle, 2, Layer, Coords, /*Gather=*/true, F))
+    return Zero;
+  u32x4 E0 = F.texel(0, 1, 0), E1 = F.texel(1, 1, 0), E2 = F.texel(1, 0, 0), E3 = F.texel(0, 0, 0);
+  u32x4 R;
+  for (u32 C = 0; C < 4; ++C)
+    if (C == Comp) {
+      R[0] = E0[C];
+      R[1] = E1[C];
+      R[2] = E2[C];
+      R[3] = E3[C];
+    }
   return R;
 }
 

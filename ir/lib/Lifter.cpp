@@ -153,6 +153,14 @@ std::optional<uint64_t> elementCount(const ptx::VarDecl &D) {
 }
 
 Expected<uint64_t> variableSize(const ptx::VarDecl &D) {
+  // A texture, sampler or surface reference holds the 64-bit handle of the object that the
+  // loader's cuTexRef*/cuSurfRef* calls describe (LiftTexture.cpp).
+  if (D.Type == ".texref" || D.Type == ".surfref" || D.Type == ".samplerref") {
+    auto Count = elementCount(D);
+    if (!Count || *Count > (uint64_t(1) << 40))
+      return createStringError("variable '" + D.Name.str() + "' has an unsupported array size");
+    return 8 * *Count;
+  }
   auto T = parseType(D.Type);
   if (!T || T->K == PtxType::Pred)
     return createStringError("variable '" + D.Name.str() + "' has unsupported type " + D.Type);
@@ -542,6 +550,11 @@ Expected<Constant *> FunctionLifter::initializerConstant(const ptx::VarDecl &D, 
   if (uint64_t Pad = Size - Elems.size() * 8)
     Fields.push_back(ConstantAggregateZero::get(ArrayType::get(B.getInt8Ty(), Pad)));
   return ConstantStruct::getAnon(Ctx, Fields, /*Packed=*/true);
+}
+
+StringRef FunctionLifter::moduleVariableType(ptx::Symbol Sym) const {
+  auto It = ModuleVars.find(Sym);
+  return It == ModuleVars.end() ? StringRef() : StringRef(It->second->Type);
 }
 
 Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
@@ -978,8 +991,8 @@ ArrayRef<StringRef> liftedFamilies() {
       "mbarrier",
       // LiftMatrix.cpp
       "mma", "ldmatrix", "stmatrix", "movmatrix", "wmma",
-      // LiftTexture.cpp (tex.1d on texture objects)
-      "tex",
+      // LiftTexture.cpp (texture and surface objects)
+      "tex", "tld4", "suld", "sust",
       // LiftVideo.cpp
       "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
       "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",

@@ -117,6 +117,9 @@ public:
   /// stores. Unmarked writes stay conservatively ordered.
   void markReadOnlyLoad(llvm::Instruction *I);
   void markWrite(llvm::Instruction *I);
+  /// The type of the module-scope variable Sym as written (".texref", ".u32"...), or "" when Sym
+  /// is not one.
+  llvm::StringRef moduleVariableType(ptx::Symbol Sym) const;
 
 private:
   struct Register {

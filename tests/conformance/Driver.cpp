@@ -160,6 +160,7 @@ TEST_P(Conformance, Run) {
     Scratch.assign(1, 0);
 
   emulator::Device Dev;
+  Dev.setCodeObjectsWritable(true); // .global variables are writable (surface stores write them)
   auto DIn = Dev.allocateArray<uint64_t>(In, "in");
   ASSERT_TRUE(static_cast<bool>(DIn)) << llvm::toString(DIn.takeError());
   auto DOut = Dev.allocate(std::max<size_t>(8, Threads * NOut * 8), "out");

@@ -880,34 +880,72 @@ TEST(LiftIR, Tex1dFetchOnATextureObjectIsOneReadOnlyCall) {
   EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %r6}];"),
                 "ERROR: t.ptx:");
   EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %r6}];"),
-                "only tex.1d.v4 with an s32 coordinate (tex1Dfetch) and tex.{1d,2d,3d}.v4 with "
-                "f32 coordinates are lifted");
-  EXPECT_IR_HAS(liftedIR("tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f5, %f6, %f7}];"),
+                "only tex.1d.v4 with an s32 coordinate (tex1Dfetch), tex.{1d,2d,3d,a1d,a2d}.v4 "
+                "and tld4.{2d,a2d}.v4 with f32 coordinates are lifted");
+  EXPECT_IR_HAS(liftedIR("tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];"),
                 "only tex.1d.v4 with an s32 coordinate");
   EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];"),
-                "a 2d coordinate is a vector of 2");
+                "a coordinate vector of 1 where the geometry has 2");
   EXPECT_IR_HAS(liftedIR("txq.width.b32 %r1, [%rd1];"), "unsupported instruction (txq, texture)");
+  EXPECT_IR_HAS(liftedIR("sured.b.add.2d.u32.trap [%rd1, {%r1, %r2}], %r3;"),
+                "unsupported instruction (sured, texture)");
 }
 
-// tex1D/tex2D/tex3D (tex.{1d,2d,3d}.v4 with f32 coordinates) on a texture object: one read-only
-// call of @reptx.tex.sample with the geometry's dimension count and three coordinates, those the
-// geometry lacks 0 (3d's fourth coordinate is ignored).
+// tex1D/tex2D/tex3D and the layered forms (tex.{1d,2d,3d,a1d,a2d}.v4 with f32 coordinates) on a
+// texture object: one read-only call of @reptx.tex.sample with the geometry's dimension count,
+// the layer (0 when not layered) and three coordinates, those the geometry lacks 0 (3d's fourth
+// coordinate is ignored); .level and .grad (one-level textures) add nothing.
 TEST(LiftIR, SampledTextureFetchIsOneReadOnlyCall) {
   std::string T2 = liftedIR("ld.param.u64 %rd1, [out];\n"
                             "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];");
   EXPECT_IR_HAS(T2, "call <4 x i32> @reptx.tex.sample(i64 ");
-  EXPECT_IR_HAS(T2, "i32 2, float ");
+  EXPECT_IR_HAS(T2, "i32 2, i32 0, float ");
   EXPECT_IR_HAS(T2, "float 0.000000e+00)");
-  EXPECT_IR_HAS(T2, "declare <4 x i32> @reptx.tex.sample(i64, i32, float, float, float) #");
+  EXPECT_IR_HAS(T2, "declare <4 x i32> @reptx.tex.sample(i64, i32, i32, float, float, float) #");
   EXPECT_IR_HAS(T2, "memory(read)");
   std::string T1 = liftedIR("ld.param.u64 %rd1, [out];\n"
                             "tex.1d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f5}];");
-  EXPECT_IR_HAS(T1, "i32 1, float ");
+  EXPECT_IR_HAS(T1, "i32 1, i32 0, float ");
   EXPECT_IR_HAS(T1, "float 0.000000e+00, float 0.000000e+00)");
   EXPECT_IR_LACKS(T1, "bitcast i32 ");
   std::string T3 =
       liftedIR("ld.param.u64 %rd1, [out];\n"
                "tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f5}];");
-  EXPECT_IR_HAS(T3, "i32 3, float ");
+  EXPECT_IR_HAS(T3, "i32 3, i32 0, float ");
   EXPECT_IR_LACKS(T3, "float 0.000000e+00)");
+  // The layer is the first coordinate of a1d/a2d, an s32.
+  std::string A2 =
+      liftedIR("ld.param.u64 %rd1, [out];\n"
+               "tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r7, %f5, %f6, %f6}];");
+  EXPECT_IR_HAS(A2, "@reptx.tex.sample(i64 %");
+  EXPECT_IR_HAS(A2, ", i32 2, i32 %");
+  std::string Lv =
+      liftedIR("ld.param.u64 %rd1, [out];\n"
+               "tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], %f7;");
+  EXPECT_IR_HAS(Lv, "i32 2, i32 0, float ");
+}
+
+// tex2Dgather (tld4.comp.2d): one read-only call of @reptx.tex.gather with the component's index.
+// surf*Read/surf*Write (suld.b, sust.b): one call each with the byte x coordinate, the element
+// size and count and the out-of-range mode; the data travels as bytes in four 32-bit words.
+TEST(LiftIR, GatherAndSurfaceAccessesAreOneCallEach) {
+  std::string G = liftedIR("ld.param.u64 %rd1, [out];\n"
+                           "tld4.g.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];");
+  EXPECT_IR_HAS(G, "call <4 x i32> @reptx.tex.gather(i64 %");
+  EXPECT_IR_HAS(G, ", i32 1, i32 0, float ");
+  EXPECT_IR_HAS(G, "memory(read)");
+  std::string L = liftedIR("ld.param.u64 %rd1, [out];\n"
+                           "suld.b.2d.v4.b8.zero {%h0, %h1, %h2, %h3}, [%rd1, {%r3, %r2}];");
+  EXPECT_IR_HAS(L, "call <4 x i32> @reptx.suld(i64 %");
+  EXPECT_IR_HAS(L, "i32 1, i32 4, i32 2)"); // 1-byte elements, four of them, .zero
+  EXPECT_IR_HAS(L, "bitcast <4 x i32> %");
+  EXPECT_IR_HAS(L, "to <16 x i8>");
+  std::string S = liftedIR("ld.param.u64 %rd1, [out];\n"
+                           "sust.b.3d.v2.b32.clamp [%rd1, {%r1, %r2, %r3, %r3}], {%r4, %r5};");
+  EXPECT_IR_HAS(S, "call void @reptx.sust(i64 %");
+  EXPECT_IR_HAS(S, "i32 4, i32 2, i32 1, <4 x i32> %");
+  EXPECT_IR_HAS(liftedIR("suld.b.2d.v4.b64.trap {%rd2, %rd3, %rd4, %rd5}, [%rd1, {%r1, %r2}];"),
+                "a 256-bit surface access");
+  EXPECT_IR_HAS(liftedIR("suld.p.2d.v4.b32.trap {%r1, %r2, %r3, %r4}, [%rd1, {%r1, %r2}];"),
+                "only suld.b/sust.b");
 }

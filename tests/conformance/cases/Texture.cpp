@@ -1,14 +1,22 @@
-// Texture fetches (PTX ISA 9.7.10.3, tex) on texture objects: tex.1d.v4.{f32,s32,u32}.s32 d,
-// [t, {x}], CUDA's tex1Dfetch. Each case's module holds a texture's elements and a texture
-// object descriptor (reptx/backend/TextureObject.h, as a loader's cuTexObjectCreate writes it)
-// pointing at them; the handle is the descriptor's address. The host reference reads element x
-// as the CUDA Programming Guide's texture fetching defines it: float channels as they are, half
-// channels widened to float, 8- and 16-bit integer channels in normalized-float read mode
-// divided by 2^n - 1 (unsigned) or 2^(n-1) - 1 and clamped to -1 (signed), in element-type read
-// mode zero- or sign-extended, 32-bit integer channels as they are. reptx's own choices where
-// CUDA's documentation is silent, not yet checked on NVIDIA hardware: channels the format lacks
-// read (0, 0, 0, 1) (1.0 when the channels read as floats), and a coordinate outside
-// [0, width) reads zeros.
+// Texture and surface instructions (PTX ISA 9.7.10-11) on texture and surface objects. Each
+// case's module holds the texture's (surface's) memory and an object descriptor
+// (reptx/backend/TextureObject.h, as a loader's cuTexObjectCreate writes it) pointing at it; the
+// handle is the descriptor's address.
+// - tex.1d.v4.*.s32 (tex1Dfetch): the host reference reads element x as the CUDA Programming
+//   Guide's texture fetching defines it: float channels as they are, half channels widened to
+//   float, 8- and 16-bit integer channels in normalized-float read mode divided by 2^n - 1
+//   (unsigned) or 2^(n-1) - 1 and clamped to -1 (signed), in element-type read mode zero- or
+//   sign-extended, 32-bit integer channels as they are.
+// - tex.{1d,2d,3d,a1d,a2d}.v4.*.f32, tex.level and tld4 on CUDA arrays and pitched memory: the
+//   same elements, addressed (clamp, wrap, mirror, border; normalized coordinates) and filtered
+//   (point, linear with 8-bit fractional weights) as the Guide's "Texture Fetching" appendix
+//   defines it; tld4 returns the bilinear footprint's texels in the PTX ISA's order.
+// - suld.b/sust.b: the bytes at byte x, row y, slice z; outside the surface .zero reads zeros
+//   and drops stores, .clamp takes the nearest access, .trap stops the kernel.
+// reptx's own choices where CUDA's documentation is silent, not yet checked on NVIDIA hardware:
+// channels the format lacks read (0, 0, 0, 1) (1.0 when the channels read as floats), a
+// tex1Dfetch coordinate outside [0, width) reads zeros, linear weights are rounded to nearest,
+// and a layer beyond the last reads the nearest one.
 #include "../Conformance.h"
 
 #include "reptx/backend/TextureObject.h"
@@ -130,6 +138,7 @@ struct Sampled {
   unsigned PadBytes = 0;        // bytes after each row (pitched memory), filled with 0xEE
   unsigned Address[3] = {tx::Clamp, tx::Clamp, tx::Clamp};
   bool LinearFilter = false, NormalizedCoords = false;
+  bool Layered = false; // D counts layers; the fetch is tex.a1d/a2d with a layer coordinate
   float Border[4] = {0, 0, 0, 0};
   std::vector<uint8_t> Elements; // W * H * D elements, densely
   size_t elementBytes() const { return size_t(Channels) * tx::channelBytes(Format); }
@@ -220,13 +229,25 @@ std::vector<uint32_t> texelRef(const Sampled &T, std::optional<int64_t> X, std::
   return R;
 }
 
-std::vector<u64> sampleRef(const Sampled &T, const std::vector<float> &Coords) {
-  bool Linear = T.LinearFilter && T.asFloat();
+// The axes of a fetch at Coords (layer Layer of a layered texture), with linear filtering's two
+// texels per dimension when Linear.
+std::vector<Axis> axesRef(const Sampled &T, const std::vector<float> &Coords, int64_t Layer,
+                          bool Linear) {
   int64_t Sizes[3] = {T.W, T.H, T.D};
-  Axis A[3];
+  std::vector<Axis> A(3);
   for (unsigned K = 0; K < 3; ++K)
     A[K] = K < T.Dims ? axisRef(Coords[K], Sizes[K], T.Address[K], T.NormalizedCoords, Linear)
                       : Axis{{0, 0}, 0.0f};
+  if (T.Layered) {
+    int64_t L = std::clamp<int64_t>(Layer, 0, T.D - 1); // a layer beyond them: the nearest
+    A[2] = Axis{{L, L}, 0.0f};
+  }
+  return A;
+}
+
+std::vector<u64> sampleRef(const Sampled &T, const std::vector<float> &Coords, int64_t Layer) {
+  bool Linear = T.LinearFilter && T.asFloat();
+  std::vector<Axis> A = axesRef(T, Coords, Layer, Linear);
   std::vector<u64> Out(4);
   if (!Linear) {
     std::vector<uint32_t> E = texelRef(T, A[0].I[0], A[1].I[0], A[2].I[0]);
@@ -237,13 +258,14 @@ std::vector<u64> sampleRef(const Sampled &T, const std::vector<float> &Coords) {
   // The weighted sum over the 2^Dims texels, x fastest, each weight wx * wy * wz.
   float Sum[4] = {0, 0, 0, 0};
   bool First = true;
-  for (unsigned Z = 0; Z < (T.Dims > 2 ? 2u : 1u); ++Z)
-    for (unsigned Y = 0; Y < (T.Dims > 1 ? 2u : 1u); ++Y)
+  unsigned Ny = T.Dims > 1 ? 2 : 1, Nz = T.Dims > 2 && !T.Layered ? 2 : 1;
+  for (unsigned Z = 0; Z < Nz; ++Z)
+    for (unsigned Y = 0; Y < Ny; ++Y)
       for (unsigned X = 0; X < 2; ++X) {
         float W = X ? A[0].Alpha : 1.0f - A[0].Alpha;
-        if (T.Dims > 1)
+        if (Ny > 1)
           W = W * (Y ? A[1].Alpha : 1.0f - A[1].Alpha);
-        if (T.Dims > 2)
+        if (Nz > 1)
           W = W * (Z ? A[2].Alpha : 1.0f - A[2].Alpha);
         std::vector<uint32_t> E = texelRef(T, A[0].I[X], A[1].I[Y], A[2].I[Z]);
         for (int C = 0; C < 4; ++C) {
@@ -257,19 +279,45 @@ std::vector<u64> sampleRef(const Sampled &T, const std::vector<float> &Coords) {
   return Out;
 }
 
-// tex.{1d,2d,3d}.v4.DType.f32 of the texture at each row's coordinates.
-Case sample(std::string Name, std::string DType, Sampled T,
-            std::vector<std::vector<float>> Coords) {
+// tld4 (PTX ISA 9.7.10.4): channel Comp of the bilinear footprint's four texels, counter-clockwise
+// from the lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+std::vector<u64> gatherRef(const Sampled &T, const std::vector<float> &Coords, int64_t Layer,
+                           int Comp) {
+  std::vector<Axis> A = axesRef(T, Coords, Layer, /*Linear=*/true);
+  const unsigned Order[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+  std::vector<u64> Out(4);
+  for (int K = 0; K < 4; ++K)
+    Out[K] = texelRef(T, A[0].I[Order[K][0]], A[1].I[Order[K][1]], A[2].I[0])[Comp];
+  return Out;
+}
+
+// How a case fetches: tex, tex.level (a level of detail that a one-level texture ignores), or
+// tld4 of a component.
+struct Fetch {
+  enum { Tex, Level, Gather } Kind = Tex;
+  int Comp = 0; // tld4's component
+};
+
+// tex.{1d,2d,3d,a1d,a2d}.v4.DType.f32 (or the Fetch's form) of the texture at each row's
+// coordinates; a layered texture's rows start with the layer.
+Case sample(std::string Name, std::string DType, Sampled T, std::vector<std::vector<float>> Coords,
+            Fetch How = {}, std::vector<int32_t> Layers = {0}) {
   Case C;
   C.Family = "texture";
   C.Name = std::move(Name);
-  C.InTypes.assign(T.Dims, "f32");
+  if (T.Layered)
+    C.InTypes.push_back("s32");
+  for (unsigned K = 0; K < T.Dims; ++K)
+    C.InTypes.push_back("f32");
+  if (How.Kind == Fetch::Level)
+    C.InTypes.push_back("f32");
   C.OutTypes = {DType, DType, DType, DType};
   std::string Bytes;
   for (uint8_t B : memoryOf(T))
     Bytes += (Bytes.empty() ? "" : ", ") + std::to_string(B);
   unsigned Flags = (T.NormalizedRead ? tx::ReadNormalizedFloat : 0) |
-                   (T.NormalizedCoords ? tx::NormalizedCoordinates : 0);
+                   (T.NormalizedCoords ? tx::NormalizedCoordinates : 0) |
+                   (T.Layered ? tx::Layered : 0);
   auto Pair = [](u64 Lo, u64 Hi) { return std::to_string(Lo | Hi << 32); };
   std::vector<std::string> Words = {
       "$data",
@@ -293,24 +341,40 @@ Case sample(std::string Name, std::string DType, Sampled T,
     Desc += (Desc.empty() ? "" : ", ") + W;
   C.ModuleDecls = ".global .align 16 .b8 $data[" + std::to_string(memoryOf(T).size()) + "] = {" +
                   Bytes + "};\n.global .align 8 .u64 $desc[16] = {" + Desc + "};";
-  static const char *Geometry[] = {"", "1d", "2d", "3d"};
-  std::string Xs = T.Dims == 1   ? "%a0"
-                   : T.Dims == 2 ? "%a0, %a1"
-                                 : "%a0, %a1, %a2, %a2"; // the fourth 3d coordinate is ignored
-  C.Body = "mov.u64 %rd1, $desc;\n tex." + std::string(Geometry[T.Dims]) + ".v4." + DType +
-           ".f32 {%d0, %d1, %d2, %d3}, [%rd1, {" + Xs + "}];";
-  for (const std::vector<float> &X : Coords) {
-    std::vector<u64> Row;
-    for (unsigned K = 0; K < T.Dims; ++K)
-      Row.push_back(f32(X[K]));
-    C.Rows.push_back(Row);
-  }
-  unsigned Dims = T.Dims;
-  C.Ref = perThread([T, Dims](const std::vector<u64> &Row) {
+  // The coordinate vector: [layer,] x[, y[, z]], padded to four when three are given.
+  std::vector<std::string> Xs;
+  for (size_t I = 0; I < (T.Layered ? 1 : 0) + T.Dims; ++I)
+    Xs.push_back("%a" + std::to_string(I));
+  if (Xs.size() == 3)
+    Xs.push_back(Xs.back());
+  std::string Vec;
+  for (const std::string &X : Xs)
+    Vec += (Vec.empty() ? "" : ", ") + X;
+  std::string Geometry = std::string(T.Layered ? "a" : "") + std::to_string(T.Dims) + "d";
+  std::string Op = How.Kind == Fetch::Gather  ? "tld4." + std::string(1, "rgba"[How.Comp]) + "."
+                   : How.Kind == Fetch::Level ? "tex.level."
+                                              : "tex.";
+  std::string Lod = How.Kind == Fetch::Level ? ", %a" + std::to_string(C.InTypes.size() - 1) : "";
+  C.Body = "mov.u64 %rd1, $desc;\n " + Op + Geometry + ".v4." + DType +
+           ".f32 {%d0, %d1, %d2, %d3}, [%rd1, {" + Vec + "}]" + Lod + ";";
+  for (int32_t Layer : Layers)
+    for (const std::vector<float> &X : Coords) {
+      std::vector<u64> Row;
+      if (T.Layered)
+        Row.push_back(uint32_t(Layer));
+      for (unsigned K = 0; K < T.Dims; ++K)
+        Row.push_back(f32(X[K]));
+      if (How.Kind == Fetch::Level)
+        Row.push_back(f32(float(Row.size()) * 0.75f)); // any level reads the only one
+      C.Rows.push_back(Row);
+    }
+  C.Ref = perThread([T, How](const std::vector<u64> &Row) {
+    size_t First = T.Layered ? 1 : 0;
+    int64_t Layer = T.Layered ? int32_t(uint32_t(Row[0])) : 0;
     std::vector<float> X(3, 0.0f);
-    for (unsigned K = 0; K < Dims; ++K)
-      X[K] = asF32(uint32_t(Row[K]));
-    return sampleRef(T, X);
+    for (unsigned K = 0; K < T.Dims; ++K)
+      X[K] = asF32(uint32_t(Row[First + K]));
+    return How.Kind == Fetch::Gather ? gatherRef(T, X, Layer, How.Comp) : sampleRef(T, X, Layer);
   });
   return C;
 }
@@ -331,6 +395,131 @@ std::vector<std::vector<float>> coordinates(unsigned Dims, std::vector<unsigned>
         Out.push_back(X);
       }
   return Out;
+}
+
+// A surface (a CUDA array) of W x H x D elements of Bytes bytes (layers when D > 1 and
+// Layered), its memory dense, byte i = i * 37 + 11.
+struct Surface {
+  unsigned W, H, D, Bytes;
+  bool Layered = false;
+  size_t rowBytes() const { return size_t(W) * Bytes; }
+  std::vector<uint8_t> memory() const {
+    std::vector<uint8_t> M(rowBytes() * H * D);
+    for (size_t I = 0; I < M.size(); ++I)
+      M[I] = uint8_t(I * 37 + 11);
+    return M;
+  }
+};
+
+// The module declarations of a surface object over S: its memory and a descriptor of kind Array
+// (format u8 with Bytes channels stands for any Bytes-byte element: surfaces address bytes).
+std::string surfaceDecls(const Surface &S) {
+  std::string Bytes;
+  for (uint8_t B : S.memory())
+    Bytes += (Bytes.empty() ? "" : ", ") + std::to_string(B);
+  auto Pair = [](u64 Lo, u64 Hi) { return std::to_string(Lo | Hi << 32); };
+  return ".global .align 16 .b8 $data[" + std::to_string(S.memory().size()) + "] = {" + Bytes +
+         "};\n.global .align 8 .u64 $desc[16] = {$data, " + std::to_string(S.W) + ", " +
+         Pair(tx::Array, tx::UInt8) + ", " + Pair(S.Bytes, S.Layered ? tx::Layered : 0) + ", " +
+         std::to_string(S.H) + ", " + std::to_string(S.D) + ", " + std::to_string(S.rowBytes()) +
+         ", " + std::to_string(S.rowBytes() * S.H) + ", 0, 0, 0, 0, 0, 0, 0, 0};";
+}
+
+// PTX ISA 9.7.11.1: the byte offset of an access of N bytes at byte X, row Y, slice Z, or nullopt
+// outside the surface under .zero; .clamp takes the nearest access inside (x aligned down to N).
+std::optional<size_t> surfaceOffset(const Surface &S, int64_t X, int64_t Y, int64_t Z, unsigned N,
+                                    bool Clamp) {
+  bool Inside = X >= 0 && X + N <= int64_t(S.rowBytes()) && Y >= 0 && Y < int64_t(S.H) && Z >= 0 &&
+                Z < int64_t(S.D);
+  if (!Inside) {
+    if (!Clamp)
+      return std::nullopt;
+    X = std::clamp<int64_t>(X, 0, int64_t(S.rowBytes()) - N) / N * N;
+    Y = std::clamp<int64_t>(Y, 0, S.H - 1);
+    Z = std::clamp<int64_t>(Z, 0, S.D - 1);
+  }
+  return (size_t(Z) * S.H + size_t(Y)) * S.rowBytes() + size_t(X);
+}
+
+// suld.b.GEOM[.vN].bBITS.MODE of the surface at each row's (x bytes, y, z / layer); each element
+// zero-extended into its register. Rows: in range and outside on every side.
+Case surfaceLoad(std::string Geometry, unsigned Count, unsigned ElemBytes, std::string Mode,
+                 Surface S) {
+  Case C;
+  C.Family = "texture";
+  C.Name = "suld.b." + Geometry + (Count > 1 ? ".v" + std::to_string(Count) : "") + ".b" +
+           std::to_string(ElemBytes * 8) + "." + Mode;
+  unsigned Dims = Geometry == "1d" || Geometry == "a1d" ? 1 : Geometry == "3d" ? 3 : 2;
+  bool Layered = Geometry[0] == 'a';
+  unsigned NCoords = Dims + (Layered ? 1 : 0);
+  C.InTypes.assign(NCoords, "s32");
+  std::string Reg = ElemBytes == 8 ? "b64" : ElemBytes == 4 ? "b32" : "b16";
+  C.OutTypes.assign(Count, Reg);
+  C.ModuleDecls = surfaceDecls(S);
+  std::string Xs, Ds;
+  for (unsigned I = 0; I < (NCoords == 3 ? 4 : NCoords); ++I)
+    Xs += (I ? ", %a" : "%a") + std::to_string(std::min(I, NCoords - 1));
+  for (unsigned I = 0; I < Count; ++I)
+    Ds += (I ? ", %d" : "%d") + std::to_string(I);
+  C.Body = "mov.u64 %rd1, $desc;\n " + C.Name + " {" + Ds + "}, [%rd1, {" + Xs + "}];";
+  unsigned N = ElemBytes * Count;
+  std::vector<int64_t> XB = {
+      0, int64_t(N), int64_t(S.rowBytes()) - N, -int64_t(N), int64_t(S.rowBytes()), 1000};
+  std::vector<int64_t> YZ = {0, 1, -1, 2, 7};
+  for (int64_t X : XB)
+    for (int64_t Y : YZ)
+      for (int64_t Z : (NCoords > 2 ? YZ : std::vector<int64_t>{0})) {
+        std::vector<u64> Row;
+        if (Layered)
+          Row.push_back(uint32_t(int32_t(Dims == 1 ? Y : Z)));
+        Row.push_back(uint32_t(int32_t(X)));
+        if (Dims > 1)
+          Row.push_back(uint32_t(int32_t(Y)));
+        if (Dims > 2)
+          Row.push_back(uint32_t(int32_t(Z)));
+        C.Rows.push_back(Row);
+      }
+  bool Clamp = Mode == "clamp";
+  C.Ref = perThread([S, Dims, Layered, Count, ElemBytes, N, Clamp](const std::vector<u64> &Row) {
+    auto V = [&](size_t I) { return int64_t(int32_t(uint32_t(Row[I]))); };
+    size_t At = Layered ? 1 : 0;
+    int64_t X = V(At), Y = Dims > 1 ? V(At + 1) : 0, Z = Dims > 2 ? V(At + 2) : 0;
+    if (Layered)
+      Z = V(0); // the layer is the slice
+    std::optional<size_t> Off = surfaceOffset(S, X, Y, Z, N, Clamp);
+    std::vector<u64> Out(Count, 0);
+    std::vector<uint8_t> M = S.memory();
+    if (Off)
+      for (unsigned E = 0; E < Count; ++E)
+        std::memcpy(&Out[E], M.data() + *Off + E * ElemBytes, ElemBytes);
+    return Out;
+  });
+  return C;
+}
+
+// sust.b.2d.b32.zero then suld.b.2d.b32.zero at the same (x bytes, y) of each row: the value
+// stored, or 0 outside the surface (the store ignored). Each thread writes its own element.
+Case surfaceStore(Surface S) {
+  Case C;
+  C.Family = "texture";
+  C.Name = "sust.b.2d.b32.zero";
+  C.InTypes = {"s32", "s32", "u32"};
+  C.OutTypes = {"b32"};
+  C.ModuleDecls = surfaceDecls(S);
+  C.Body = "mov.u64 %rd1, $desc;\n sust.b.2d.b32.zero [%rd1, {%a0, %a1}], %a2;\n"
+           " suld.b.2d.b32.zero %d0, [%rd1, {%a0, %a1}];";
+  for (unsigned Y = 0; Y < S.H; ++Y)
+    for (unsigned X = 0; X < S.W; ++X)
+      C.Rows.push_back({X * 4, Y, 0x9e3779b9u * (Y * S.W + X + 1)});
+  for (int64_t X : {int64_t(-4), int64_t(S.rowBytes()), int64_t(4000)})
+    C.Rows.push_back({uint32_t(int32_t(X)), 0, 0x12345678});
+  C.Rows.push_back({0, uint32_t(-1), 0x12345678});
+  C.Ref = perThread([S](const std::vector<u64> &Row) {
+    int64_t X = int32_t(uint32_t(Row[0])), Y = int32_t(uint32_t(Row[1]));
+    bool Inside = surfaceOffset(S, X, Y, 0, 4, false).has_value();
+    return std::vector<u64>{Inside ? Row[2] : 0};
+  });
+  return C;
 }
 
 } // namespace
@@ -491,6 +680,70 @@ void addTextureCases(CaseList &L) {
     L.push_back(sample("tex.3d.v4.f32.f32.float1.linear.normalized.wrap.mirror.border", "f32", T,
                        coordinates(3, {3, 2, 2}, true)));
   }
+  {
+    // Layered textures: a fetch filters within its layer; a layer beyond the last reads the
+    // nearest one.
+    std::vector<float> Layer3;
+    for (int I = 0; I < 3 * 5; ++I)
+      Layer3.push_back(float(I * 7 % 11) - 5.0f);
+    Sampled T = Tex(Float, 1, false, bytesOf<float>({}), 1, 5, 1, 3);
+    T.Elements.resize(Layer3.size() * 4);
+    std::memcpy(T.Elements.data(), Layer3.data(), T.Elements.size());
+    T.Layered = true;
+    T.LinearFilter = true;
+    L.push_back(sample("tex.a1d.v4.f32.f32.float1.linear", "f32", T,
+                       coordinates(1, {5, 1, 1}, false), {}, {-1, 0, 1, 2, 3}));
+    Sampled U = Tex(UInt8, 4, true, {}, 2, 3, 2, 2);
+    for (unsigned I = 0; I < 3 * 2 * 2 * 4; ++I)
+      U.Elements.push_back(uint8_t(I * 53 + 7));
+    U.Layered = true;
+    U.LinearFilter = true;
+    U.Address[0] = tx::Border;
+    L.push_back(sample("tex.a2d.v4.f32.f32.uchar4.normalized.linear.border", "f32", U,
+                       coordinates(2, {3, 2, 1}, false), {}, {0, 1, 9}));
+  }
+  {
+    // tex2Dgather: each component of the bilinear footprint, whatever the filter mode; and
+    // tex2DLod on a one-level texture.
+    std::vector<uint8_t> Rgba;
+    for (unsigned I = 0; I < 4 * 3 * 4; ++I)
+      Rgba.push_back(uint8_t(I * 29 + 3));
+    Sampled T = Tex2D(UInt8, 4, true, Rgba, 4, 3);
+    for (int Comp = 0; Comp < 4; ++Comp)
+      L.push_back(sample(std::string("tld4.") + "rgba"[Comp] + ".2d.v4.f32.f32.uchar4.normalized",
+                         "f32", T, coordinates(2, {4, 3, 1}, false), {Fetch::Gather, Comp}));
+    Sampled I = Tex2D(SInt32, 1, false, bytesOf(S32), 4, 2);
+    I.Address[0] = I.Address[1] = tx::Border;
+    I.Border[0] = 77.0f;
+    L.push_back(sample("tld4.r.2d.v4.s32.f32.int1.border", "s32", I,
+                       coordinates(2, {4, 2, 1}, false), {Fetch::Gather, 0}));
+    Sampled F = Tex2D(Float, 1, false, bytesOf(Floats), 4, 2);
+    F.LinearFilter = true;
+    L.push_back(sample("tex.level.2d.v4.f32.f32.float1.linear", "f32", F,
+                       coordinates(2, {4, 2, 1}, false), {Fetch::Level}));
+  }
+  // Surfaces: loads in range and outside under .zero and .clamp, of every element size and
+  // vector width, in one to three dimensions and layered; a store read back.
+  L.push_back(surfaceLoad("2d", 1, 4, "zero", {6, 4, 1, 4}));
+  L.push_back(surfaceLoad("2d", 1, 4, "clamp", {6, 4, 1, 4}));
+  L.push_back(surfaceLoad("2d", 4, 1, "zero", {5, 3, 1, 4}));
+  L.push_back(surfaceLoad("2d", 2, 2, "clamp", {5, 3, 1, 4}));
+  L.push_back(surfaceLoad("1d", 1, 8, "clamp", {7, 1, 1, 8}));
+  L.push_back(surfaceLoad("1d", 1, 1, "zero", {9, 1, 1, 1}));
+  L.push_back(surfaceLoad("3d", 2, 4, "zero", {3, 3, 3, 8}));
+  L.push_back(surfaceLoad("3d", 4, 4, "clamp", {2, 2, 3, 16}));
+  L.push_back(surfaceLoad("2d", 2, 8, "zero", {3, 2, 1, 16}));
+  Surface Layers{4, 3, 2, 2};
+  Layers.Layered = true;
+  L.push_back(surfaceLoad("a2d", 1, 2, "zero", Layers));
+  Surface Layers1{6, 1, 3, 4};
+  Layers1.Layered = true;
+  L.push_back(surfaceLoad("a1d", 1, 4, "clamp", Layers1));
+  L.push_back(surfaceStore({5, 4, 1, 4}));
+  // .trap: an access outside the surface stops the kernel with an error.
+  Case Trap = surfaceLoad("2d", 1, 4, "trap", {6, 4, 1, 4});
+  Trap.ExpectError = "trap";
+  L.push_back(Trap);
 }
 
 } // namespace reptx::conformance

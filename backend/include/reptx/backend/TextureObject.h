@@ -42,6 +42,9 @@ enum Flags : unsigned {
   ReadNormalizedFloat = 1,
   // Float coordinates in [0, 1) span the texture (CU_TRSF_NORMALIZED_COORDINATES).
   NormalizedCoordinates = 2,
+  // A layered CUDA array (CUDA_ARRAY3D_LAYERED): depth counts layers, and a layered fetch reads
+  // one of them, filtering within it.
+  Layered = 4,
 };
 
 /// CUaddress_mode: what a coordinate outside the texture reads. Wrap and Mirror apply to

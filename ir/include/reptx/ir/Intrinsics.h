@@ -137,12 +137,26 @@ inline constexpr llvm::StringLiteral Movmatrix = "reptx.movmatrix.b16";
 //        tex1Dfetch): the four channel registers of element x of a linear texture, as the
 //        texture's format and read mode make them (the destination type only names how PTX
 //        reads the bits). Reads memory only.
-//   <4 x i32> @reptx.tex.sample(i64 handle, i32 dims, float x, float y, float z):
-//        tex.{1d,2d,3d}.v4.{f32,s32,u32}.f32 (CUDA's tex1D, tex2D, tex3D): the texture sampled
-//        at the first dims (1-3, a constant) coordinates, with its descriptor's addressing,
-//        filtering and read mode; the other coordinates are 0. Reads memory only.
+//   <4 x i32> @reptx.tex.sample(i64 handle, i32 dims, i32 layer, float x, float y, float z):
+//        tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.f32 (CUDA's tex1D, tex2D, tex3D and their
+//        Layered forms): the texture sampled at the first dims (1-3, a constant) coordinates,
+//        in the given layer of a layered texture, with its descriptor's addressing, filtering
+//        and read mode; the other coordinates are 0. Reads memory only.
+//   <4 x i32> @reptx.tex.gather(i64 handle, i32 comp, i32 layer, float x, float y):
+//        tld4.{r,g,b,a}.{2d,a2d} (CUDA's tex2Dgather): channel comp (0-3) of the four texels
+//        of the bilinear footprint at (x, y). Reads memory only.
+// Surface loads and stores (PTX ISA 9.7.11) on surface objects (the same 64-bit handles):
+//   <4 x i32> @reptx.suld(i64 handle, i32 x, i32 y, i32 z, i32 elem_bytes, i32 count, i32 mode)
+//        suld.b: count (1, 2, 4) elements of elem_bytes (1, 2, 4, 8) bytes at byte x of row y
+//        of slice (or layer) z, their bytes in order; mode 0 .trap, 1 .clamp, 2 .zero for an
+//        access outside the surface. Reads memory only.
+//   void @reptx.sust(i64, i32 x, i32 y, i32 z, i32 elem_bytes, i32 count, i32 mode, <4 x i32>)
+//        sust.b: the same access, storing the data's first bytes.
 inline constexpr llvm::StringLiteral Tex1dFetch = "reptx.tex.1d.fetch";
 inline constexpr llvm::StringLiteral TexSample = "reptx.tex.sample";
+inline constexpr llvm::StringLiteral TexGather = "reptx.tex.gather";
+inline constexpr llvm::StringLiteral Suld = "reptx.suld";
+inline constexpr llvm::StringLiteral Sust = "reptx.sust";
 
 inline constexpr llvm::StringLiteral Malloc = "reptx.malloc";
 inline constexpr llvm::StringLiteral Free = "reptx.free";
