@@ -1057,6 +1057,41 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *Ptr, size_t *Bytes, CUmodule Mod, con
   return getGlobal(asLibrary(Mod), Name, Ptr, Bytes);
 }
 
+namespace {
+// cuModuleGet{Tex,Surf}Ref: the reference made from the module's .texref (.surfref) variable
+// Name. Its handle variable exists in the code object only when a kernel uses it; otherwise
+// binding the reference changes nothing a kernel reads.
+CUresult moduleRef(void **Out, CUmodule Mod, const char *Name, bool Surface) {
+  Library *L = asLibrary(Mod);
+  if (!Out || !L || !Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
+  if (!V || V->Type != (Surface ? ".surfref" : ".texref"))
+    return CUDA_ERROR_NOT_FOUND;
+  Driver &D = Driver::get();
+  if (CUresult R = D.ensureLoaded(*L, *D.device(0)))
+    return R;
+  uint64_t Slot = 0, Size = 0;
+  {
+    std::lock_guard<std::mutex> Lock(L->M);
+    if (variableLocked(L, Name, Slot, Size) != CUDA_SUCCESS || Size < 8)
+      Slot = 0;
+  }
+  *Out = moduleReference(L, Name, D.device(0), Slot, Surface);
+  return CUDA_SUCCESS;
+}
+} // namespace
+
+CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name) {
+  REPTX_TRACE(cuModuleGetTexRef, pTexRef, hmod, name);
+  return moduleRef(reinterpret_cast<void **>(pTexRef), hmod, name, /*Surface=*/false);
+}
+
+CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name) {
+  REPTX_TRACE(cuModuleGetSurfRef, pSurfRef, hmod, name);
+  return moduleRef(reinterpret_cast<void **>(pSurfRef), hmod, name, /*Surface=*/true);
+}
+
 CUresult cuFuncGetModule(CUmodule *Out, CUfunction F) {
   REPTX_TRACE(cuFuncGetModule, Out, F);
   Kernel *K = asKernel(F);

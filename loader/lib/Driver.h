@@ -44,6 +44,12 @@ struct ArrayMemory {
 };
 /// The memory of a live CUDA array; false for a handle that is not one (ApiTexture.cpp).
 bool arrayMemory(CUarray A, ArrayMemory &Out);
+struct Device;
+/// The texture (Surface: surface) reference of the module variable Name of library Lib, made on
+/// first use (ApiTexture.cpp). Slot is the device address of the variable, which holds the
+/// handle of the object made from the reference's settings; 0 when no kernel uses it.
+void *moduleReference(const void *Lib, const std::string &Name, Device *Dev, CUdeviceptr Slot,
+                      bool Surface);
 
 enum class Tag : uint32_t {
   Context = 0x52435458,

@@ -6,6 +6,7 @@
 // documented semantics of each entry point; tests/loader/programs/graphs.cu covers capture and
 // launches through cudart.
 #include "CudaApi.h"
+#include "PrimaryContextTest.h"
 
 #include <gtest/gtest.h>
 
@@ -20,16 +21,10 @@
 
 namespace {
 
-class GraphApi : public ::testing::Test {
+class GraphApi : public reptx::loader::test::PrimaryContextTest {
 protected:
-  static void SetUpTestSuite() {
-    setenv("REPTX_BACKEND", "emulator", 1);
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&Ctx, 0), CUDA_SUCCESS);
-  }
-  static void TearDownTestSuite() { cuDevicePrimaryCtxRelease_v2(0); }
   void SetUp() override {
-    ASSERT_EQ(cuCtxSetCurrent(Ctx), CUDA_SUCCESS);
+    PrimaryContextTest::SetUp();
     ASSERT_EQ(cuGraphCreate(&G, 0), CUDA_SUCCESS);
   }
   void TearDown() override { EXPECT_EQ(cuGraphDestroy(G), CUDA_SUCCESS); }
@@ -40,10 +35,8 @@ protected:
     return N;
   }
 
-  static CUcontext Ctx;
   CUgraph G = nullptr;
 };
-CUcontext GraphApi::Ctx = nullptr;
 
 TEST_F(GraphApi, ListQueriesCountFillAndClearTheRest) {
   CUgraphNode A = empty(), B = empty({A}), C = empty({A});

@@ -3,6 +3,7 @@
 // Driver API's definition of the copy ("Memory Management": cuMemcpy3D, cuMemsetD2D16/32): byte
 // (x, y, z) of the box is at Base + ((Z + z) * Height + Y + y) * Pitch + XInBytes + x on each side.
 #include "CudaApi.h"
+#include "PrimaryContextTest.h"
 
 #include <gtest/gtest.h>
 
@@ -13,19 +14,7 @@
 
 namespace {
 
-class MemcpyForms : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
-    setenv("REPTX_BACKEND", "emulator", 1);
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&Ctx, 0), CUDA_SUCCESS);
-  }
-  static void TearDownTestSuite() { cuDevicePrimaryCtxRelease_v2(0); }
-  void SetUp() override { ASSERT_EQ(cuCtxSetCurrent(Ctx), CUDA_SUCCESS); }
-
-  static CUcontext Ctx;
-};
-CUcontext MemcpyForms::Ctx = nullptr;
+class MemcpyForms : public reptx::loader::test::PrimaryContextTest {};
 
 // A device buffer of N bytes filled with Fill.
 CUdeviceptr deviceBuffer(size_t N, unsigned char Fill) {
@@ -297,8 +286,17 @@ TEST_F(MemcpyForms, ArraysAreDenseRowsThatCopiesAddress) {
   Bad.Height = 0; // a depth without a height
   EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_INVALID_VALUE);
   Bad = Desc;
-  Bad.Flags = CUDA_ARRAY3D_LAYERED;
+  Bad.Flags = CUDA_ARRAY3D_CUBEMAP;
   EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_NOT_SUPPORTED);
+  // A layered array has Depth layers, of one dimension when Height is 0 (but at least one).
+  CUDA_ARRAY3D_DESCRIPTOR Layers{8, 0, 3, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED};
+  ASSERT_EQ(cuArray3DCreate_v2(&A, &Layers), CUDA_SUCCESS);
+  std::vector<unsigned char> L(8 * 4 * 3, 5);
+  EXPECT_EQ(cuMemcpyHtoA_v2(A, 0, L.data(), L.size()), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemcpyHtoA_v2(A, 1, L.data(), L.size()), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
+  Layers.Depth = 0;
+  EXPECT_EQ(cuArray3DCreate_v2(&A, &Layers), CUDA_ERROR_INVALID_VALUE);
 }
 
 TEST_F(MemcpyForms, Memset2D16And32LeaveTheBytesBetweenRows) {

@@ -1,13 +1,13 @@
-// Sampled textures: CUDA arrays (cudaMallocArray, cudaMalloc3DArray) filled by cudaMemcpy2DToArray
-// and cudaMemcpy3D, and pitched memory (cudaMallocPitch), read by tex1D, tex2D and tex3D with
-// point and linear filtering, unnormalized and normalized coordinates, and the clamp, wrap,
-// mirror and border address modes. Every sample is checked against a host computation of the
-// CUDA Programming Guide's "Texture Fetching" appendix: a normalized coordinate wrapped
-// (x - floor(x)) or mirrored and scaled by the size; point sampling reads texel floor(x); linear
-// filtering blends texels floor(x - 0.5) and the next with the weight frac(x - 0.5) in 9-bit fixed
-// point with 8 fractional bits (reptx rounds it to nearest, not yet checked on NVIDIA hardware);
-// out-of-range texels are clamped, repeated, mirrored or read as the border color. Also the array
-// copied back and its description.
+// Sampled textures: CUDA arrays (cudaMallocArray, cudaMalloc3DArray, layered too) filled by
+// cudaMemcpy2DToArray and cudaMemcpy3D, and pitched memory (cudaMallocPitch), read by tex1D, tex2D,
+// tex3D, tex2DLayered, tex2DLod and tex2Dgather with point and linear filtering, unnormalized and
+// normalized coordinates, and the clamp, wrap, mirror and border address modes. Every sample is
+// checked against a host computation of the CUDA Programming Guide's "Texture Fetching" appendix: a
+// normalized coordinate wrapped (x - floor(x)) or mirrored and scaled by the size; point sampling
+// reads texel floor(x); linear filtering blends texels floor(x - 0.5) and the next with the weight
+// frac(x - 0.5) in 9-bit fixed point with 8 fractional bits (reptx rounds it to nearest, not yet
+// checked on NVIDIA hardware); out-of-range texels are clamped, repeated, mirrored or read as the
+// border color. Also the array copied back and its description.
 #include "check.h"
 #include <cmath>
 #include <cstdint>
@@ -100,6 +100,26 @@ template <class T> __global__ void sample2D(cudaTextureObject_t t, const float2 
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     out[i] = tex2D<T>(t, x[i].x, x[i].y);
+}
+__global__ void sampleLayered(cudaTextureObject_t t, const float4 *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = tex2DLayered<float>(t, x[i].x, x[i].y, int(x[i].z));
+}
+__global__ void gather(cudaTextureObject_t t, const float4 *x, float4 *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int comp = int(x[i].z);
+    out[i] = comp == 0   ? tex2Dgather<float4>(t, x[i].x, x[i].y, 0)
+             : comp == 1 ? tex2Dgather<float4>(t, x[i].x, x[i].y, 1)
+             : comp == 2 ? tex2Dgather<float4>(t, x[i].x, x[i].y, 2)
+                         : tex2Dgather<float4>(t, x[i].x, x[i].y, 3);
+  }
+}
+__global__ void sampleLod(cudaTextureObject_t t, const float4 *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = tex2DLod<float>(t, x[i].x, x[i].y, x[i].z);
 }
 __global__ void sample3D(cudaTextureObject_t t, const float4 *x, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -349,6 +369,94 @@ int main() {
     float want = sampleRef(VS, 3, &X3[i].x, 0, vTexel);
     EXPECT(same(g3[i], want), "tex3D at (%g, %g, %g): %.9g, expected %.9g", X3[i].x, X3[i].y,
            X3[i].z, g3[i], want);
+  }
+
+  // tex2DLod on a texture of one level: every level of detail reads it.
+  {
+    cudaTextureObject_t t = textureOf(arrayResource(a2), L, cudaReadModeElementType);
+    std::vector<float4> X = coordinates(L, 2, 20);
+    for (size_t i = 0; i < X.size(); ++i)
+      X[i].z = float(i % 7) * 0.5f;
+    std::vector<float> got = run<float4, decltype(&sampleLod), float>(sampleLod, t, X);
+    for (size_t i = 0; i < X.size(); ++i) {
+      float want = sampleRef(L, 2, &X[i].x, 0, imgTexel);
+      EXPECT(same(got[i], want), "tex2DLod at (%g, %g) level %g: %.9g, expected %.9g", X[i].x,
+             X[i].y, X[i].z, got[i], want);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+  }
+
+  // tex2Dgather on the uchar4 image (an array made for gathers): each component of the four
+  // texels of the bilinear footprint, counter-clockwise from the lower left (PTX ISA, tld4):
+  // (x0, y1), (x1, y1), (x1, y0), (x0, y0).
+  {
+    cudaArray_t ag;
+    CHECK(cudaMallocArray(&ag, &cdesc, CW, CH, cudaArrayTextureGather));
+    CHECK(cudaMemcpy2DToArray(ag, 0, 0, rgba.data(), CW * 4, CW * 4, CH, cudaMemcpyHostToDevice));
+    Sampler GS = CS;
+    GS.Linear = false; // gathers read the bilinear footprint whatever the filter mode
+    GS.Mode[0] = cudaAddressModeClamp;
+    cudaTextureObject_t t = textureOf(arrayResource(ag), GS, cudaReadModeNormalizedFloat);
+    std::vector<float4> X = coordinates(GS, 2, 16);
+    size_t n = X.size();
+    for (size_t i = 0; i < n; ++i)
+      for (int c = 1; c < 4; ++c)
+        X.push_back({X[i].x, X[i].y, float(c), 0.0f});
+    std::vector<float4> got = run<float4, decltype(&gather), float4>(gather, t, X);
+    Sampler Lin = GS;
+    Lin.Linear = true;
+    for (size_t i = 0; i < X.size(); ++i) {
+      Axis ax = axis(Lin, 0, X[i].x), ay = axis(Lin, 1, X[i].y);
+      int c = int(X[i].z);
+      long order[4][2] = {
+          {ax.I[0], ay.I[1]}, {ax.I[1], ay.I[1]}, {ax.I[1], ay.I[0]}, {ax.I[0], ay.I[0]}};
+      const float *g = &got[i].x;
+      for (int k = 0; k < 4; ++k) {
+        float want = rgbaTexel(order[k][0], order[k][1], 0, c);
+        EXPECT(same(g[k], want), "tex2Dgather at (%g, %g) comp %d texel %d: %.9g, expected %.9g",
+               X[i].x, X[i].y, c, k, g[k], want);
+      }
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(ag));
+  }
+
+  // A layered 2D array of 3 layers of 11 x 6 floats, filtered within each layer.
+  {
+    const int LW = 11, LH = 6, LN = 3;
+    std::vector<float> lay(LW * LH * LN);
+    for (int i = 0; i < LW * LH * LN; ++i)
+      lay[i] = float((i * 53) % 97) * 0.5f - 20.0f;
+    cudaArray_t al;
+    CHECK(cudaMalloc3DArray(&al, &fdesc, make_cudaExtent(LW, LH, LN), cudaArrayLayered));
+    cudaMemcpy3DParms pl;
+    std::memset(&pl, 0, sizeof(pl));
+    pl.srcPtr = make_cudaPitchedPtr(lay.data(), LW * sizeof(float), LW, LH);
+    pl.dstArray = al;
+    pl.extent = make_cudaExtent(LW, LH, LN);
+    pl.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&pl));
+    Sampler LS;
+    LS.Size[0] = LW;
+    LS.Size[1] = LH;
+    LS.Linear = true;
+    cudaTextureObject_t t = textureOf(arrayResource(al), LS, cudaReadModeElementType);
+    std::vector<float4> X;
+    for (int layer = 0; layer < LN; ++layer)
+      for (float4 p : coordinates(LS, 2, 18))
+        X.push_back({p.x, p.y, float(layer), 0.0f});
+    std::vector<float> got = run<float4, decltype(&sampleLayered), float>(sampleLayered, t, X);
+    for (size_t i = 0; i < X.size(); ++i) {
+      int layer = int(X[i].z);
+      auto layerTexel = [&](long x, long y, long, int) {
+        return lay[(size_t(layer) * LH + y) * LW + x];
+      };
+      float want = sampleRef(LS, 2, &X[i].x, 0, layerTexel);
+      EXPECT(same(got[i], want), "tex2DLayered at (%g, %g) layer %d: %.9g, expected %.9g", X[i].x,
+             X[i].y, layer, got[i], want);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(al));
   }
 
   // A 1D array, normalized coordinates, wrapped.

@@ -986,7 +986,12 @@ typedef struct CUctxCreateParams_st {
 
 // ---------------------------------------------------------------------- texture objects
 
-typedef unsigned long long CUtexObject; // an opaque 64-bit handle
+typedef unsigned long long CUtexObject;  // an opaque 64-bit handle
+typedef unsigned long long CUsurfObject; // an opaque 64-bit handle
+typedef struct CUtexref_st *CUtexref;    // a texture reference (PTX .texref)
+typedef struct CUsurfref_st *CUsurfref;  // a surface reference (PTX .surfref)
+/// cuTexRefSetArray's flag: the texture reads the array's format (the only value allowed).
+enum : unsigned { CU_TRSA_OVERRIDE_FORMAT = 0x01 };
 typedef enum CUarray_formatCode : int {
   CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
   CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
@@ -1777,6 +1782,38 @@ CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pR
                            const CUDA_TEXTURE_DESC *pTexDesc,
                            const CUDA_RESOURCE_VIEW_DESC *pResViewDesc);
 CUresult cuTexObjectDestroy(CUtexObject texObject);
+// Texture and surface references ("Texture Reference Management", "Surface Reference
+// Management", cuModuleGet{Tex,Surf}Ref; deprecated, used by programs built before CUDA 12).
+CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name);
+CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name);
+CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags);
+CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr,
+                               size_t bytes);
+CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc,
+                                 CUdeviceptr dptr, size_t Pitch);
+CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents);
+CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am);
+CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm);
+CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags);
+CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor);
+CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm);
+CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias);
+CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp,
+                                     float maxMipmapLevelClamp);
+CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso);
+CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef);
+CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef);
+CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef);
+CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim);
+CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
+CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef);
+CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef);
+CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags);
+CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef);
+
+CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc);
+CUresult cuSurfObjectDestroy(CUsurfObject surfObject);
+CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject);
 CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject);
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject);
 CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc,
