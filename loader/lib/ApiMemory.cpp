@@ -183,8 +183,9 @@ CUresult fromArray(CopySide &Side, size_t Width, size_t Height, size_t Depth) {
   if (Side.Type != CU_MEMORYTYPE_ARRAY)
     return CUDA_SUCCESS;
   ArrayMemory M;
-  if (!arrayMemory(Side.Array, M) || Side.Lod != 0 || Side.X + Width > M.RowBytes ||
-      Side.Y + Height > M.Height || Side.Z + Depth > M.Depth)
+  auto Fits = [](size_t At, size_t Count, size_t Size) { return At <= Size && Count <= Size - At; };
+  if (!arrayMemory(Side.Array, M) || Side.Lod != 0 || !Fits(Side.X, Width, M.RowBytes) ||
+      !Fits(Side.Y, Height, M.Height) || !Fits(Side.Z, Depth, M.Depth))
     return CUDA_ERROR_INVALID_VALUE;
   Side.Type = CU_MEMORYTYPE_DEVICE;
   Side.Dev = M.Base;
@@ -844,17 +845,25 @@ CUresult arrayAt(CUarray A, size_t Offset, size_t N, CUdeviceptr &Out) {
   Out = M.Base + Offset;
   return CUDA_SUCCESS;
 }
-CUresult copyToArray(CUarray A, size_t Offset, uint64_t Src, CUmemorytype SrcType, size_t N) {
+CUresult copyToArray(CUarray A, size_t Offset, uint64_t Src, CUmemorytype SrcType, size_t N,
+                     CUstream S = nullptr) {
   CUdeviceptr D;
   if (CUresult R = arrayAt(A, Offset, N, D))
     return R;
-  return copy1D(nullptr, D, CU_MEMORYTYPE_DEVICE, Src, SrcType, N);
+  return copy1D(S, D, CU_MEMORYTYPE_DEVICE, Src, SrcType, N);
 }
-CUresult copyFromArray(uint64_t Dst, CUmemorytype DstType, CUarray A, size_t Offset, size_t N) {
-  CUdeviceptr S;
-  if (CUresult R = arrayAt(A, Offset, N, S))
+CUresult copyFromArray(uint64_t Dst, CUmemorytype DstType, CUarray A, size_t Offset, size_t N,
+                       CUstream S = nullptr) {
+  CUdeviceptr From;
+  if (CUresult R = arrayAt(A, Offset, N, From))
     return R;
-  return copy1D(nullptr, Dst, DstType, S, CU_MEMORYTYPE_DEVICE, N);
+  return copy1D(S, Dst, DstType, From, CU_MEMORYTYPE_DEVICE, N);
+}
+CUresult copyArrays(CUarray Dst, size_t DstOffset, CUarray Src, size_t SrcOffset, size_t N) {
+  CUdeviceptr From;
+  if (CUresult R = arrayAt(Src, SrcOffset, N, From))
+    return R;
+  return copyToArray(Dst, DstOffset, From, CU_MEMORYTYPE_DEVICE, N);
 }
 
 } // namespace
@@ -890,6 +899,31 @@ CUresult cuMemcpyAtoD_v2(CUdeviceptr D, CUarray S, size_t Off, size_t N) {
 CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr D, CUarray S, size_t Off, size_t N) {
   REPTX_TRACE(cuMemcpyAtoD_v2_ptds, D, S, Off, N);
   return copyFromArray(D, CU_MEMORYTYPE_DEVICE, S, Off, N);
+}
+
+CUresult cuMemcpyAtoA_v2(CUarray D, size_t DOff, CUarray S, size_t SOff, size_t N) {
+  REPTX_TRACE(cuMemcpyAtoA_v2, D, DOff, S, SOff, N);
+  return copyArrays(D, DOff, S, SOff, N);
+}
+CUresult cuMemcpyAtoA_v2_ptds(CUarray D, size_t DOff, CUarray S, size_t SOff, size_t N) {
+  REPTX_TRACE(cuMemcpyAtoA_v2_ptds, D, DOff, S, SOff, N);
+  return copyArrays(D, DOff, S, SOff, N);
+}
+CUresult cuMemcpyHtoAAsync_v2(CUarray D, size_t Off, const void *S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyHtoAAsync_v2, D, Off, S, N, St);
+  return copyToArray(D, Off, reinterpret_cast<uint64_t>(S), CU_MEMORYTYPE_HOST, N, St);
+}
+CUresult cuMemcpyHtoAAsync_v2_ptsz(CUarray D, size_t Off, const void *S, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyHtoAAsync_v2_ptsz, D, Off, S, N, St);
+  return copyToArray(D, Off, reinterpret_cast<uint64_t>(S), CU_MEMORYTYPE_HOST, N, St);
+}
+CUresult cuMemcpyAtoHAsync_v2(void *D, CUarray S, size_t Off, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyAtoHAsync_v2, D, S, Off, N, St);
+  return copyFromArray(reinterpret_cast<uint64_t>(D), CU_MEMORYTYPE_HOST, S, Off, N, St);
+}
+CUresult cuMemcpyAtoHAsync_v2_ptsz(void *D, CUarray S, size_t Off, size_t N, CUstream St) {
+  REPTX_TRACE(cuMemcpyAtoHAsync_v2_ptsz, D, S, Off, N, St);
+  return copyFromArray(reinterpret_cast<uint64_t>(D), CU_MEMORYTYPE_HOST, S, Off, N, St);
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr D, const void *S, size_t N) {

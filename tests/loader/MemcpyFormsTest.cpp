@@ -267,6 +267,18 @@ TEST_F(MemcpyForms, ArraysAreDenseRowsThatCopiesAddress) {
   P.dstZ = 2;
   EXPECT_EQ(cuMemcpy3D_v2(&P), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemcpyAtoH_v2(Got.data(), A, 1, Bytes), CUDA_ERROR_INVALID_VALUE);
+  // Array to array, and the stream-ordered forms: the same bytes at other offsets.
+  CUarray B2 = nullptr;
+  ASSERT_EQ(cuArray3DCreate_v2(&B2, &Desc), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoAAsync_v2(B2, 0, Zero.data(), Bytes, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyAtoA_v2(B2, 8, A, 4, Bytes - 8), CUDA_SUCCESS);
+  std::vector<unsigned char> Got2(Bytes, 0xAA), Want2(Bytes, 0);
+  std::memcpy(Want2.data() + 8, Want.data() + 4, Bytes - 8);
+  ASSERT_EQ(cuMemcpyAtoHAsync_v2(Got2.data(), B2, 0, Bytes, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(Got2, Want2);
+  EXPECT_EQ(cuMemcpyAtoA_v2(B2, 9, A, 0, Bytes - 8), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuArrayDestroy(B2), CUDA_SUCCESS);
   CUDA_ARRAY3D_DESCRIPTOR Back{};
   ASSERT_EQ(cuArray3DGetDescriptor_v2(&Back, A), CUDA_SUCCESS);
   EXPECT_EQ(std::memcmp(&Back, &Desc, sizeof(Desc)), 0);
