@@ -114,7 +114,11 @@ Error linkDeviceLibrary(Module &M, unsigned WaveSize) {
     // An mma helper is some 250 instructions (the lane exchanges of a whole tile); inlined at each
     // of the hundreds of mma.sync of a cuBLASLt kernel it made register allocation take minutes
     // (libcublasLt c1743.e2: 479 s of CPU, 25 s as calls), so it stays one function per module.
-    if (F->getName().starts_with("reptx.mma.")) {
+    // So do the sampled texture fetches: addressing, filtering and the conversion of every
+    // format for up to eight texels make some 2,000-4,000 instructions (gfx942), once per module
+    // instead of once per tex/tld4.
+    if (F->getName().starts_with("reptx.mma.") || F->getName() == "reptx.tex.sample" ||
+        F->getName() == "reptx.tex.gather") {
       F->addFnAttr(Attribute::NoInline);
       continue;
     }
