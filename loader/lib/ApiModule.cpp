@@ -1068,16 +1068,14 @@ CUresult moduleRef(void **Out, CUmodule Mod, const char *Name, bool Surface) {
   const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
   if (!V || V->Type != (Surface ? ".surfref" : ".texref"))
     return CUDA_ERROR_NOT_FOUND;
-  Driver &D = Driver::get();
-  if (CUresult R = D.ensureLoaded(*L, *D.device(0)))
-    return R;
-  uint64_t Slot = 0, Size = 0;
-  {
-    std::lock_guard<std::mutex> Lock(L->M);
-    if (variableLocked(L, Name, Slot, Size) != CUDA_SUCCESS || Size < 8)
-      Slot = 0;
-  }
-  *Out = moduleReference(L, Name, D.device(0), Slot, Surface);
+  CUdeviceptr Slot = 0;
+  size_t Size = 0;
+  CUresult R = getGlobal(L, Name, &Slot, &Size);
+  if (R != CUDA_SUCCESS && R != CUDA_ERROR_NOT_FOUND)
+    return R; // the module did not load
+  if (R != CUDA_SUCCESS || Size < 8)
+    Slot = 0;
+  *Out = moduleReference(L, Name, Driver::get().device(0), Slot, Surface);
   return CUDA_SUCCESS;
 }
 } // namespace
