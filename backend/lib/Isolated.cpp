@@ -604,7 +604,7 @@ void injectFault(const Request &Q, int ReplyFd) {
 } // namespace
 
 Expected<ModuleResult> compilePtxIsolated(const PtxModule &M, const CompileOptions &Opts,
-                                          const IsolationOptions &Iso) {
+                                          const IsolationOptions &Iso, const KernelSelection &Sel) {
   std::string Worker = Iso.WorkerPath;
   if (Worker.empty()) {
     auto W = findCompileWorker();
@@ -616,7 +616,7 @@ Expected<ModuleResult> compilePtxIsolated(const PtxModule &M, const CompileOptio
     return ir::KernelFailure{Kernel, M.Name + ": " + Opts.Arch + ": kernel '" + Kernel +
                                          "': " + Run.Message};
   };
-  auto Run = runWorker(Worker, {M, Opts, {}}, Iso.TimeoutSeconds);
+  auto Run = runWorker(Worker, {M, Opts, Sel}, Iso.TimeoutSeconds);
   if (!Run)
     return Run.takeError();
   if (Run->K == WorkerRun::Result)
@@ -626,6 +626,7 @@ Expected<ModuleResult> compilePtxIsolated(const PtxModule &M, const CompileOptio
 
   // The worker died or misbehaved on the whole module: find the kernels at fault.
   std::vector<std::string> Kernels = kernelsOf(M);
+  llvm::erase_if(Kernels, [&](const std::string &K) { return !Sel.selects(K); });
   ModuleResult Out;
   Out.Deterministic = Run->K == WorkerRun::Fatal;
   if (Kernels.empty())
@@ -639,7 +640,7 @@ Expected<ModuleResult> compilePtxIsolated(const PtxModule &M, const CompileOptio
   }
   // Bisection: a group that compiles is good; one that fails is split in halves down to single
   // kernels, which are the ones at fault. k bad kernels out of n cost about 2k log2(n) workers.
-  KernelSelection Rest;
+  KernelSelection Rest = Sel;
   std::function<Error(ArrayRef<std::string>)> Probe = [&](ArrayRef<std::string> Group) -> Error {
     auto Try =
         runWorker(Worker, {M, Opts, {std::vector<std::string>(Group), {}}}, Iso.TimeoutSeconds);

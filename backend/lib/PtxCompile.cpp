@@ -60,10 +60,10 @@ struct GroupResult {
   CompileTimes Times; // lifting, and the compile of Objects (and Linked)
 };
 
-// Lifts the group's kernels (Members; null: the module's) into a context of its own and compiles
-// them: all together, or, when the backend rejects them together, each alone to find the ones at
-// fault and then the others together. Alone (not a part), each compile is also linked, so that
-// link errors count as the backend's; parts are linked together by the caller.
+// Lifts the group's kernels (Members; null: the module's that Sel selects) into a context of its
+// own and compiles them: all together, or, when the backend rejects them together, each alone to
+// find the ones at fault and then the others together. Alone (not a part), each compile is also
+// linked, so that link errors count as the backend's; parts are linked together by the caller.
 Expected<GroupResult> compileGroup(const ptx::Module &Ptx, const std::string &Name,
                                    const CompileOptions &Opts, const KernelSelection &Sel,
                                    const std::set<std::string> *Members) {
@@ -71,6 +71,8 @@ Expected<GroupResult> compileGroup(const ptx::Module &Ptx, const std::string &Na
   ir::LiftOptions LO;
   if (Members)
     LO.SelectKernel = [Members](StringRef K) { return Members->count(K.str()) != 0; };
+  else if (!Sel.Only.empty() || !Sel.Exclude.empty())
+    LO.SelectKernel = [&Sel](StringRef K) { return Sel.selects(K); }; // not the others' bodies
   auto T0 = std::chrono::steady_clock::now();
   auto Lifted = ir::liftModule(Ptx, Ctx, LO);
   if (!Lifted)

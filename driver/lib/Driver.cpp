@@ -5,6 +5,7 @@
 #include "reptx/backend/Backend.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <set>
 
@@ -136,29 +137,47 @@ cache::Key Compiler::key(const ModuleSource &M, const Target &T) const {
   return K;
 }
 
-Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T) {
+cache::Key Compiler::key(const ModuleSource &M, const Target &T,
+                         const backend::KernelSelection &Sel) const {
+  cache::Key K = key(M, T);
+  K.Kernel = llvm::join(Sel.Only, ","); // a kernel-level entry (cache/README.md, "Granularity")
+  if (!Sel.Exclude.empty())
+    K.Options.emplace_back("without-kernels", llvm::join(Sel.Exclude, ","));
+  return K;
+}
+
+Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T,
+                                   const backend::KernelSelection &Sel) {
   if (!backend::isSupportedArch(T.Arch))
     return createStringError("unsupported target '" + T.Arch +
                              "' (expected gfx90a, gfx942, gfx1030, gfx1100 or gfx1201)");
   if (T.Wave64Mode != "packed" && T.Wave64Mode != "single" && T.Wave64Mode != "auto")
     return createStringError("unknown wave64 mode '" + T.Wave64Mode +
                              "' (expected packed, single or auto)");
-  cache::Key K = key(M, T);
-  auto Hit = [&](cache::Entry &&E, Result::Origin From) {
+  cache::Key Whole = key(M, T);
+  // Some kernels only: the whole module's entry (pre-warmed, or compiled before) serves as well.
+  bool Some = !Sel.Only.empty() || !Sel.Exclude.empty();
+  cache::Key K = Some ? key(M, T, Sel) : Whole;
+  auto Hit = [&](const cache::Key &Of, cache::Entry &&E, Result::Origin From) {
     Result R = fromEntry(std::move(E));
     R.From = From;
-    R.KeyDigest = K.digest();
+    R.KeyDigest = Of.digest();
+    R.WholeModule = &Of == &Whole;
     return R;
   };
-  if (I->Output)
-    if (auto H = I->Output->lookup(K))
-      return Hit(std::move(H->Value), Result::Origin::OutputHit);
-  if (I->Main)
-    if (auto H = I->Main->lookup(K)) {
-      if (I->Output)
-        I->Output->store(K, H->Value);
-      return Hit(std::move(H->Value), Result::Origin::CacheHit);
-    }
+  for (const cache::Key *Try : {&Whole, &K}) {
+    if (Try == &K && !Some)
+      break;
+    if (I->Output)
+      if (auto H = I->Output->lookup(*Try))
+        return Hit(*Try, std::move(H->Value), Result::Origin::OutputHit);
+    if (I->Main)
+      if (auto H = I->Main->lookup(*Try)) {
+        if (I->Output)
+          I->Output->store(*Try, H->Value);
+        return Hit(*Try, std::move(H->Value), Result::Origin::CacheHit);
+      }
+  }
 
   backend::PtxModule PM{M.Name, M.Ptx};
   backend::CompileOptions CO;
@@ -167,8 +186,8 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T) {
   CO.Wave64 = wave64Mode(M, T) == "single" ? backend::CompileOptions::Wave64Mode::Single
                                            : backend::CompileOptions::Wave64Mode::Packed;
   CO.Threads = I->O.CompileThreads;
-  auto MR = I->O.Isolate ? backend::compilePtxIsolated(PM, CO, I->O.Isolation)
-                         : backend::compilePtx(PM, CO);
+  auto MR = I->O.Isolate ? backend::compilePtxIsolated(PM, CO, I->O.Isolation, Sel)
+                         : backend::compilePtx(PM, CO, Sel);
   if (!MR)
     return MR.takeError();
   cache::Entry E = toEntry(*MR);
@@ -184,6 +203,7 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T) {
   R.Deterministic = MR->Deterministic;
   R.Stored = Stored;
   R.KeyDigest = K.digest();
+  R.WholeModule = !Some;
   return R;
 }
 

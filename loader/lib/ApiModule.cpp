@@ -12,6 +12,7 @@
 #include "reptx/emulator/PtxLaunch.h"
 #include "reptx/frontend-ptx/Fatbin.h"
 #include "reptx/frontend-ptx/Parser.h"
+#include "reptx/ir/Intrinsics.h"
 #include "reptx/ir/Lift.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -258,6 +259,64 @@ CUresult loader::imagePtx(const void *Image, int CcMajor, int CcMinor, std::stri
   return containerPtx(Container, CcMajor, CcMinor, Ptx, Name, PtxasOptions);
 }
 
+namespace {
+
+// Lazy loading (Driver::ensureKernelLoaded, loader/README.md "Lazy loading"): whether a module's
+// kernels are compiled one at a time as they are first used, each into a code object of its own.
+// CUDA_MODULE_LOADING=EAGER: never; LAZY: every module that allows it; unset (or another value):
+// those of LazyMinBytes of PTX or more (the toolkit libraries' modules, of up to hundreds of
+// kernels, where a program uses a few), while a program's own smaller modules still compile whole,
+// once. A module allows it when separate code objects would not each hold a copy of something
+// its kernels share: it has two kernels or more; no .global or .const variable that any code
+// names (kernels and cuModuleGetGlobal must see one instance of each; the empty tag objects of
+// CUB's and Thrust's headers, `.global .align 1 .b8 ...thrust12placeholders2_1E[1];`, are named
+// by nothing but their declaration, and cuModuleGetGlobal gives such a variable an allocation of
+// its own, variableLocked); no texture, surface or sampler reference; no call of the device
+// runtime (device-side launches find the module's kernels in one table); and it is not an image
+// linked from -rdc units.
+constexpr size_t LazyMinBytes = 128 * 1024;
+constexpr unsigned LazyMaxVariables = 64; // of those named by nothing else, each a text search
+
+/// Whether the PTX names a variable anywhere but in its declaration (a text search: a name that
+/// occurs inside a longer one counts too, which only keeps a module eager).
+bool namedOutsideDeclaration(llvm::StringRef Source, llvm::StringRef Name) {
+  size_t First = Source.find(Name);
+  return First == llvm::StringRef::npos || Source.find(Name, First + 1) != llvm::StringRef::npos;
+}
+
+bool lazyLoadable(const ptx::Module &M, bool NotLinked) {
+  const char *E = std::getenv("CUDA_MODULE_LOADING");
+  llvm::StringRef Mode = E ? E : "";
+  if (Mode.equals_insensitive("EAGER") || !NotLinked)
+    return false;
+  if (!Mode.equals_insensitive("LAZY") && M.source().size() < LazyMinBytes)
+    return false;
+  unsigned Kernels = 0, Variables = 0;
+  for (const ptx::TopLevel &T : M.Items) {
+    if (T.K == ptx::TopLevel::Var) {
+      const ptx::VarDecl &V = *T.V;
+      bool Handle = V.Type == ".texref" || V.Type == ".surfref" || V.Type == ".samplerref";
+      if (V.Space == ptx::StateSpace::Tex || V.Space == ptx::StateSpace::Surf ||
+          V.Space == ptx::StateSpace::Sampler || Handle)
+        return false;
+      if (V.Space == ptx::StateSpace::Global || V.Space == ptx::StateSpace::Const)
+        if (V.RangeCount || ++Variables > LazyMaxVariables ||
+            namedOutsideDeclaration(M.source(), V.Name))
+          return false;
+    } else if (T.K == ptx::TopLevel::Func) {
+      if (T.F->IsEntry && T.F->Body)
+        ++Kernels;
+      llvm::StringRef Name = T.F->Name;
+      if (Name.starts_with(ir::intrinsics::DeviceRuntimeCallee) ||
+          Name.starts_with("cudaLaunchDevice") || Name.starts_with("cudaGetParameterBuffer"))
+        return false;
+    }
+  }
+  return Kernels >= 2;
+}
+
+} // namespace
+
 Kernel *reptx::loader::asKernel(const void *H) {
   auto *K = static_cast<Kernel *>(const_cast<void *>(H));
   return K && K->T == Tag::Kernel ? K : nullptr;
@@ -282,6 +341,7 @@ CUresult loadLibrary(const void *Image, Library *&Out) {
   }
   L->Parsed = std::move(P.M);
   L->Units = ptx::linkedUnits(L->Ptx);
+  L->Lazy = lazyLoadable(*L->Parsed, L->Units.empty());
   log().debug("loaded {} ({} bytes of PTX)", L->Name, L->Ptx.size());
   Out = L.release();
   return CUDA_SUCCESS;
@@ -331,20 +391,22 @@ CUresult reptx::loader::findKernel(Library &L, const std::string &Name, Kernel *
 
 namespace {
 
-/// Compiles the kernel's library (once) and finds the kernel in the code object.
+/// Compiles the kernel's library (once; or the kernel alone, lazy loading) and finds the kernel
+/// in the code object.
 CUresult resolve(Kernel &K) {
   if (K.Meta)
     return CUDA_SUCCESS;
   Driver &D = Driver::get();
   Library &L = *K.Lib;
-  if (CUresult R = D.ensureLoaded(L, *D.device(0)))
+  if (CUresult R = D.ensureKernelLoaded(L, *D.device(0), K.Name))
     return R;
   std::lock_guard<std::mutex> Lock(L.M);
   if (auto It = L.Failures.find(K.Name); It != L.Failures.end()) {
     log().error("kernel {} could not be recompiled: {}", K.Name, It->second);
     return CUDA_ERROR_INVALID_PTX;
   }
-  const KernelMeta *M = L.Code ? L.Code->kernel(K.Name) : nullptr;
+  const LoadedCode *Code = codeOf(L, K.Name);
+  const KernelMeta *M = Code ? Code->kernel(K.Name) : nullptr;
   if (!M) {
     log().error("kernel {} is missing from the compiled code object of {}", K.Name, L.Name);
     return CUDA_ERROR_NOT_FOUND;
@@ -354,6 +416,7 @@ CUresult resolve(Kernel &K) {
                 M->Args.size());
     return CUDA_ERROR_INVALID_IMAGE;
   }
+  K.Code = Code;
   K.Meta = M;
   return CUDA_SUCCESS;
 }
@@ -365,13 +428,15 @@ CUresult resolve(Kernel &K) {
 // so initializers that refer to each other resolve); an initializer with a function's address,
 // which only a compiled module can relocate, leaves zeros and a warning.
 CUresult variableLocked(Library *L, llvm::StringRef Name, uint64_t &Address, uint64_t &Size) {
-  if (L->Code && L->Code->symbol(Name, Address, Size))
-    return CUDA_SUCCESS;
+  // An allocation of its own first: a library loaded lazily may load its whole code object later
+  // (a cache hit), and a variable must keep the address it was given.
   if (auto It = L->Fallbacks.find(Name); It != L->Fallbacks.end()) {
     Address = It->second.first;
     Size = It->second.second;
     return CUDA_SUCCESS;
   }
+  if (L->Code && L->Code->symbol(Name, Address, Size))
+    return CUDA_SUCCESS;
   const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
   uint32_t Align;
   if (!V || !declLayout(*V, Size, Align) ||
@@ -412,9 +477,11 @@ CUresult variableLocked(Library *L, llvm::StringRef Name, uint64_t &Address, uin
 CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes) {
   if (!L || !Name)
     return CUDA_ERROR_INVALID_VALUE;
+  // A library loaded lazily has no .global or .const variable (lazyLoadable): nothing to compile.
   Driver &D = Driver::get();
-  if (CUresult R = D.ensureLoaded(*L, *D.device(0)))
-    return R;
+  if (!L->Lazy)
+    if (CUresult R = D.ensureLoaded(*L, *D.device(0)))
+      return R;
   uint64_t Address = 0, Size = 0;
   {
     std::lock_guard<std::mutex> Lock(L->M);
@@ -477,9 +544,10 @@ CUresult gridWorkspace(Device &Dev, uint64_t &Address) {
 
 /// Before a launch of a kernel of a module that reads %envreg (ir::EnvRegVariable): the grid
 /// workspace of a cooperative launch in words 1 (high) and 2 (low), zero otherwise.
-CUresult writeEnvRegs(Library &Lib, bool Cooperative) {
+CUresult writeEnvRegs(const Kernel &K, bool Cooperative) {
+  Library &Lib = *K.Lib;
   uint64_t Address = 0, Size = 0;
-  if (!Lib.Code->symbol(ir::EnvRegVariable, Address, Size) || Size < 3 * 4)
+  if (!K.Code->symbol(ir::EnvRegVariable, Address, Size) || Size < 3 * 4)
     return CUDA_SUCCESS;
   uint64_t Workspace = 0;
   if (Cooperative)
@@ -704,7 +772,7 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
   for (size_t I = 0; I < K->Params.size(); ++I)
     std::memcpy(Kernargs.data() + M.Args[I].Offset, Args.data() + K->Params[I].Offset,
                 std::min<size_t>(M.Args[I].Size, K->Params[I].Size));
-  if (CUresult R = writeEnvRegs(*K->Lib, Dims.Cooperative))
+  if (CUresult R = writeEnvRegs(*K, Dims.Cooperative))
     return R;
   LaunchDims D = Dims;
   {
@@ -730,7 +798,7 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
   log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>{}", K->Name, Dims.GridX, Dims.GridY,
               Dims.GridZ, Dims.BlockX, Dims.BlockY, Dims.BlockZ, Dims.DynamicShared,
               Dims.Cooperative ? " cooperative" : "");
-  if (llvm::Error E = C->Dev->Backend->launch(*K->Lib->Code, M, D, std::move(Kernargs), Fault)) {
+  if (llvm::Error E = C->Dev->Backend->launch(*K->Code, M, D, std::move(Kernargs), Fault)) {
     log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
     return CUDA_ERROR_LAUNCH_FAILED;
   }
@@ -833,6 +901,9 @@ void loader::unloadLibrary(Library *L) {
   }
   if (L->Dev && L->Code)
     printfDetach(*L->Dev, *L->Code); // prints what its kernels left in the printf FIFO
+  if (L->Dev)
+    for (auto &[Name, Code] : L->KernelCode)
+      printfDetach(*L->Dev, *Code);
   if (L->Dev) {
     for (auto &[Name, Alloc] : L->Fallbacks)
       llvm::consumeError(L->Dev->Backend->release(Alloc.first));
@@ -1099,8 +1170,8 @@ CUresult cuFuncGetModule(CUmodule *Out, CUfunction F) {
   return CUDA_SUCCESS;
 }
 
-// Lazy loading's queries (CUDA 12.4): a function is loaded once its module is compiled and its
-// launch description found; loading compiles the module (the kernel cache first) now.
+// Lazy loading's queries (CUDA 12.4): a function is loaded once the code object holding it is
+// (its module's, or its own: lazy loading); loading compiles it (the kernel cache first) now.
 CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function) {
   REPTX_TRACE(cuFuncIsLoaded, state, function);
   Kernel *K = asKernel(function);
@@ -1108,7 +1179,13 @@ CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (!state)
     return CUDA_ERROR_INVALID_VALUE;
-  *state = K->Meta ? CU_FUNCTION_LOADING_STATE_LOADED : CU_FUNCTION_LOADING_STATE_UNLOADED;
+  bool Loaded = K->Meta;
+  if (!Loaded) {
+    std::lock_guard<std::mutex> Lock(K->Lib->M);
+    const LoadedCode *Code = codeOf(*K->Lib, K->Name);
+    Loaded = Code && Code->kernel(K->Name);
+  }
+  *state = Loaded ? CU_FUNCTION_LOADING_STATE_LOADED : CU_FUNCTION_LOADING_STATE_UNLOADED;
   return CUDA_SUCCESS;
 }
 CUresult cuFuncLoad(CUfunction function) {

@@ -160,6 +160,51 @@ void Driver::releaseResources(Context *C) {
   C->Sticky.store(CUDA_SUCCESS);
 }
 
+namespace {
+
+/// Takes a compile's result into L (under L.M): its failures, and its code object loaded on the
+/// device, as the whole module's (Whole) or as the code object of the one kernel asked for.
+CUresult install(Library &L, Device &D, CompiledModule &CM, llvm::StringRef Kernel,
+                 std::chrono::steady_clock::time_point Start) {
+  for (auto &[Name, Message] : CM.Failures) {
+    log().error("{}", Message);
+    L.Failures[Name] = Message;
+  }
+  auto Compiled = std::chrono::steady_clock::now();
+  if (!CM.CodeObject.empty()) {
+    auto Code = D.Backend->load(CM.CodeObject);
+    if (!Code) {
+      log().error("{}: loading the code object failed: {}", L.Name,
+                  llvm::toString(Code.takeError()));
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    printfAttach(D, **Code); // device printf: point the code object at the FIFO
+    heapAttach(D, **Code);   // device malloc: and at the heap
+    if (CM.WholeModule) {
+      L.Code = std::move(*Code);
+      L.DeviceLaunches = launchQueueAttach(D, *L.Code); // dynamic parallelism: the launch queue
+      kernelTableAttach(L, CM.Kernels);                 // and the kernels' attributes
+    } else {
+      L.KernelCode[Kernel.str()] = std::move(*Code);
+    }
+  }
+  auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
+  log().debug("{}: {:.1f} ms to compile or find in the cache, {:.1f} ms to load {} bytes", L.Name,
+              std::chrono::duration<double, std::milli>(Compiled - Start).count(),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Compiled)
+                  .count(),
+              CM.CodeObject.size());
+  if (CM.WholeModule)
+    log().info("{}: {} kernel(s) for {} in {:.1f} ms ({}, {} failed)", L.Name, CM.Kernels.size(),
+               D.Backend->arch(), Ms.count(), CM.Origin, CM.Failures.size());
+  else
+    log().info("{}: kernel {} for {} in {:.1f} ms ({}{}; lazy loading)", L.Name, Kernel.str(),
+               D.Backend->arch(), Ms.count(), CM.Origin, CM.Failures.empty() ? "" : ", failed");
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
 CUresult Driver::ensureLoaded(Library &L, Device &D) {
   std::lock_guard<std::mutex> Lock(L.M);
   if (L.Compiled)
@@ -174,33 +219,41 @@ CUresult Driver::ensureLoaded(Library &L, Device &D) {
                 llvm::toString(CM.takeError()));
     return L.CompileResult = CUDA_ERROR_INVALID_PTX;
   }
-  for (auto &[Kernel, Message] : CM->Failures) {
-    log().error("{}", Message);
-    L.Failures[Kernel] = Message;
-  }
-  auto Compiled = std::chrono::steady_clock::now();
-  if (!CM->CodeObject.empty()) {
-    auto Code = D.Backend->load(CM->CodeObject);
-    if (!Code) {
-      log().error("{}: loading the code object failed: {}", L.Name,
-                  llvm::toString(Code.takeError()));
-      return L.CompileResult = CUDA_ERROR_INVALID_IMAGE;
+  return L.CompileResult = install(L, D, *CM, "", Start);
+}
+
+CUresult Driver::ensureKernelLoaded(Library &L, Device &D, llvm::StringRef Kernel) {
+  {
+    std::lock_guard<std::mutex> Lock(L.M);
+    if (L.Lazy && !L.Compiled) {
+      if (L.KernelCode.count(Kernel) || L.Failures.count(Kernel))
+        return CUDA_SUCCESS;
+      L.Dev = &D;
+      auto Start = std::chrono::steady_clock::now();
+      auto CM = compilePtxModule(L.Name, L.Ptx, L.PtxasOptions, D.Backend->arch(),
+                                 D.Backend->codeObjectVersion(), {Kernel.str()});
+      if (!CM) {
+        std::string Message = L.Name + ": kernel " + Kernel.str() + ": compiling for " +
+                              D.Backend->arch() + " failed: " + llvm::toString(CM.takeError());
+        log().error("{}", Message);
+        L.Failures[Kernel.str()] = Message;
+        return CUDA_SUCCESS; // resolve() reports the failure
+      }
+      if (CM->WholeModule) // the kernel cache held the whole module
+        L.Compiled = true;
+      CUresult R = install(L, D, *CM, Kernel, Start);
+      if (CM->WholeModule)
+        L.CompileResult = R;
+      return R;
     }
-    L.Code = std::move(*Code);
-    printfAttach(D, *L.Code);                         // device printf: point the module at the FIFO
-    heapAttach(D, *L.Code);                           // device malloc: and at the heap
-    L.DeviceLaunches = launchQueueAttach(D, *L.Code); // dynamic parallelism: the launch queue
-    kernelTableAttach(L, CM->Kernels);                // and the kernels' attributes
   }
-  auto Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start);
-  log().debug("{}: {:.1f} ms to compile or find in the cache, {:.1f} ms to load {} bytes", L.Name,
-              std::chrono::duration<double, std::milli>(Compiled - Start).count(),
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Compiled)
-                  .count(),
-              CM->CodeObject.size());
-  log().info("{}: {} kernel(s) for {} in {:.1f} ms ({}, {} failed)", L.Name, CM->Kernels.size(),
-             D.Backend->arch(), Ms.count(), CM->Origin, CM->Failures.size());
-  return L.CompileResult = CUDA_SUCCESS;
+  return ensureLoaded(L, D);
+}
+
+const LoadedCode *codeOf(const Library &L, llvm::StringRef Kernel) {
+  if (auto It = L.KernelCode.find(Kernel); It != L.KernelCode.end())
+    return It->second.get();
+  return L.Code.get();
 }
 
 } // namespace reptx::loader

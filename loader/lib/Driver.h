@@ -160,6 +160,7 @@ struct Kernel {
   std::vector<PtxParam> Params;
   uint32_t ParamBytes = 0;
   const KernelMeta *Meta = nullptr; // set once the module is compiled and loaded
+  const LoadedCode *Code = nullptr; // the code object Meta belongs to
   int MaxDynamicShared = 48 * 1024;
 };
 
@@ -176,7 +177,11 @@ struct Library {
   bool Compiled = false;
   CUresult CompileResult = CUDA_SUCCESS;
   std::map<std::string, std::string, std::less<>> Failures; // kernel -> message
-  std::unique_ptr<LoadedCode> Code;
+  std::unique_ptr<LoadedCode> Code;                         // the whole module, once it is compiled
+  // Lazy loading (Driver::ensureKernelLoaded): kernels compiled one at a time as they are first
+  // used, each in a code object of its own, until the whole module is loaded (a cache hit).
+  bool Lazy = false;
+  std::map<std::string, std::unique_ptr<LoadedCode>, std::less<>> KernelCode;
   Device *Dev = nullptr;
   std::map<std::string, std::unique_ptr<Kernel>, std::less<>> Kernels;
   std::map<std::string, std::pair<uint64_t, uint64_t>, std::less<>> Fallbacks; // globals
@@ -187,6 +192,9 @@ struct Library {
   std::map<uint64_t, Kernel *> KernelAddresses;
   uint64_t KernelTable = 0; // the kernels' attributes for device code, 0 when it has none
 };
+
+/// The code object holding a kernel of L (under L.M): its own (lazy loading) or the module's.
+const LoadedCode *codeOf(const Library &L, llvm::StringRef Kernel);
 
 /// The kernel a CUfunction or CUkernel handle names (they are the same object), or null.
 Kernel *asKernel(const void *H);
@@ -218,6 +226,10 @@ public:
 
   /// Compiles and loads a library for a device, once.
   CUresult ensureLoaded(Library &L, Device &D);
+  /// Makes a kernel of L runnable: for a library loaded lazily (Library::Lazy) compiles and loads
+  /// that kernel alone, once (or the whole module, when the kernel cache holds it whole); for
+  /// others ensureLoaded.
+  CUresult ensureKernelLoaded(Library &L, Device &D, llvm::StringRef Kernel);
 
 private:
   std::once_flag InitOnce;

@@ -61,7 +61,8 @@ driver::Compiler *compiler() {
 
 llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::StringRef Ptx,
                                                 llvm::StringRef PtxasOptions, llvm::StringRef Arch,
-                                                unsigned Cov) {
+                                                unsigned Cov,
+                                                const std::vector<std::string> &Only) {
   driver::Compiler *C = compiler();
   if (!C)
     return llvm::createStringError("no compiler (see the log)");
@@ -85,12 +86,15 @@ llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::Stri
                Mode == "auto" ? ": its warps wait on each other (cooperative groups' tiles wider "
                                 "than a warp)"
                               : "");
-  auto R = C->compile(S, T);
+  backend::KernelSelection Sel;
+  Sel.Only = Only;
+  auto R = C->compile(S, T, Sel);
   if (!R)
     return R.takeError();
   CompiledModule Out;
   Out.CodeObject.assign(R->CodeObject.begin(), R->CodeObject.end());
   Out.Kernels = std::move(R->Kernels);
+  Out.WholeModule = R->WholeModule;
   for (ir::KernelFailure &F : R->Failures)
     Out.Failures.emplace_back(std::move(F.Kernel), std::move(F.Message));
   switch (R->From) {

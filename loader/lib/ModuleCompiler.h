@@ -21,13 +21,18 @@ struct CompiledModule {
   std::vector<std::pair<std::string, std::string>> Failures;
   /// "compiled", "cache hit" or "output-layer hit" (for the log).
   const char *Origin = "compiled";
+  /// Every kernel of the module: false when only the kernels asked for were compiled.
+  bool WholeModule = true;
 };
 
 /// Compiles Ptx (its fatbin entry's ptxas options in PtxasOptions, part of the cache key) for Arch
 /// (a gfx name) and code object version Cov. A kernel that fails is listed in Failures and the
 /// others are still compiled; errors are for the module as a whole (PTX that does not parse).
+/// Only, when not empty, compiles those kernels alone (lazy loading), unless the whole module is
+/// in the kernel cache: then that is the result (WholeModule).
 llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::StringRef Ptx,
                                                 llvm::StringRef PtxasOptions, llvm::StringRef Arch,
-                                                unsigned Cov = 5);
+                                                unsigned Cov = 5,
+                                                const std::vector<std::string> &Only = {});
 
 } // namespace reptx::loader

@@ -1,6 +1,7 @@
 // The cache-backed compile: a miss compiles and stores, a hit returns the same bytes, the output
 // layer of `reptx prewarm --output` receives every result and serves as a read-only layer, kernel
-// failures are cached with the module while results of crashes are not.
+// failures are cached with the module while results of crashes are not, and some kernels of a
+// module (lazy loading) have entries of their own.
 #include "PrewarmTestUtil.h"
 
 #include "reptx/driver/Driver.h"
@@ -201,6 +202,64 @@ TEST_F(DriverTest, KernelFailuresAreCachedCrashesAreNot) {
   EXPECT_EQ(Hit->Failures[0].Kernel, "bad");
   EXPECT_EQ(Hit->Failures[0].Message, Fatal->Failures[0].Message);
   EXPECT_NE(Hit->Failures[0].Message.find("LLVM fatal error"), std::string::npos);
+}
+
+// Some kernels only (the loader's lazy loading): compiled under a key of their own, unless the
+// whole module's entry is there, which then serves them with every other kernel.
+TEST_F(DriverTest, SomeKernelsHaveTheirOwnEntryUnlessTheWholeModuleIsCached) {
+  driver::ModuleSource S = source(threeKernels());
+  driver::Target T{"gfx942", 5, "packed"};
+  auto C = make(path("cache"));
+  backend::KernelSelection Last;
+  Last.Only = {"last"};
+  auto Some = C->compile(S, T, Last);
+  ASSERT_TRUE(!!Some) << llvm::toString(Some.takeError());
+  EXPECT_EQ(Some->From, Origin::Compiled);
+  EXPECT_FALSE(Some->WholeModule);
+  EXPECT_TRUE(Some->Stored);
+  EXPECT_EQ(Some->Kernels, (std::vector<std::string>{"last"}));
+  EXPECT_TRUE(Some->Failures.empty());
+  EXPECT_EQ(kernelSymbols(Some->CodeObject), (std::set<std::string>{"last"}));
+  EXPECT_EQ(Some->KeyDigest, C->key(S, T, Last).digest());
+  EXPECT_NE(Some->KeyDigest, C->key(S, T).digest());
+  backend::KernelSelection First;
+  First.Only = {"first"};
+  EXPECT_NE(C->key(S, T, First).digest(), Some->KeyDigest);
+
+  auto Again = C->compile(S, T, Last);
+  ASSERT_TRUE(!!Again);
+  EXPECT_EQ(Again->From, Origin::CacheHit);
+  EXPECT_FALSE(Again->WholeModule);
+  EXPECT_EQ(Again->CodeObject, Some->CodeObject);
+
+  // The selection's entry does not serve the whole module; the whole module's serves any kernel.
+  auto Whole = C->compile(S, T);
+  ASSERT_TRUE(!!Whole);
+  EXPECT_EQ(Whole->From, Origin::Compiled);
+  EXPECT_TRUE(Whole->WholeModule);
+  EXPECT_EQ(Whole->Kernels, (std::vector<std::string>{"bad", "first", "last"}));
+  auto FromWhole = C->compile(S, T, First);
+  ASSERT_TRUE(!!FromWhole);
+  EXPECT_EQ(FromWhole->From, Origin::CacheHit);
+  EXPECT_TRUE(FromWhole->WholeModule);
+  EXPECT_EQ(FromWhole->CodeObject, Whole->CodeObject);
+  EXPECT_EQ(FromWhole->KeyDigest, C->key(S, T).digest());
+
+  // A kernel that crashes the worker, asked for alone, fails alone (and is not stored).
+  ::setenv("REPTX_TEST_WORKER_FAULT", "crash:bad", 1);
+  auto Fresh = make(path("fresh"));
+  backend::KernelSelection Bad;
+  Bad.Only = {"bad"};
+  auto Crash = Fresh->compile(S, T, Bad);
+  ASSERT_TRUE(!!Crash) << llvm::toString(Crash.takeError());
+  EXPECT_TRUE(Crash->Kernels.empty());
+  ASSERT_EQ(Crash->Failures.size(), 1u);
+  EXPECT_EQ(Crash->Failures[0].Kernel, "bad");
+  EXPECT_FALSE(Crash->Stored);
+  auto Fine = Fresh->compile(S, T, First);
+  ASSERT_TRUE(!!Fine);
+  EXPECT_EQ(Fine->Kernels, (std::vector<std::string>{"first"}));
+  EXPECT_TRUE(Fine->Failures.empty());
 }
 
 TEST_F(DriverTest, EntryRoundTrip) {

@@ -78,9 +78,11 @@ struct IsolationOptions {
 /// (groups of kernels in workers of their own, halved until single kernels fail), reported as
 /// failures naming them, and the others are compiled together. A module that times out is not
 /// searched (each probe could take as long again): every kernel fails with the timeout.
-/// Thread-safe: any number of threads may run workers at once.
+/// Thread-safe: any number of threads may run workers at once. Sel compiles only some kernels
+/// (the loader's lazy loading: the kernels a program launches), as compilePtx.
 llvm::Expected<ModuleResult> compilePtxIsolated(const PtxModule &M, const CompileOptions &Opts,
-                                                const IsolationOptions &Iso = {});
+                                                const IsolationOptions &Iso = {},
+                                                const KernelSelection &Sel = {});
 
 /// The worker executable: $REPTX_COMPILE_WORKER, else `reptx-compile-worker` next to the binary
 /// (executable or shared library) this code is linked into or the running executable, or in

@@ -60,6 +60,9 @@ struct Result {
   /// Compiled only: false when a failure came from a crash or timeout, so it was not cached.
   bool Deterministic = true;
   bool Stored = false; // compiled and stored in the cache (or the output layer)
+  /// Every kernel of the module (Kernels and Failures): false for a compile of some kernels only
+  /// (compile's Sel) that the whole module's cache entry did not serve.
+  bool WholeModule = true;
   cache::Digest KeyDigest;
 };
 
@@ -98,11 +101,19 @@ public:
   /// identity of the compiler (reptx version, build-id of the worker, LLVM version, digest of the
   /// device helper library).
   cache::Key key(const ModuleSource &M, const Target &T) const;
+  /// The key of some kernels of a module (the loader's lazy loading): the module's key with the
+  /// kernels selected in Key::Kernel (comma-separated) and those excluded among the options.
+  cache::Key key(const ModuleSource &M, const Target &T, const backend::KernelSelection &Sel) const;
 
   /// A hit from the output layer or the cache, or a compile whose result is stored (unless it is
   /// not deterministic). Errors: an unsupported target, PTX that does not parse, a worker that
   /// cannot be started. Thread-safe.
-  llvm::Expected<Result> compile(const ModuleSource &M, const Target &T);
+  ///
+  /// With a selection (Sel not empty) only those kernels are compiled, under a key of their own,
+  /// unless the whole module is in the cache already (pre-warmed, or compiled whole before): that
+  /// hit is returned instead, with every kernel of the module in Result::Kernels.
+  llvm::Expected<Result> compile(const ModuleSource &M, const Target &T,
+                                 const backend::KernelSelection &Sel = {});
 
   /// The cache in use (nullptr without one).
   cache::Cache *cache() const;
