@@ -6,6 +6,8 @@
 #include "ModuleCompiler.h"
 #include "Printf.h"
 
+#include "reptx/backend/Backend.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -90,6 +92,11 @@ CUresult Driver::init() {
     D->PrimaryCtx.Id = nextContextId();
     log().info("device 0: {} (compute capability {}.{}, {} backend)", D->Name, D->CcMajor,
                D->CcMinor, D->Backend->kind().str());
+    if (!backend::isSupportedArch(D->Backend->arch()))
+      log().error("device 0 is a {}, which reptx does not compile for (gfx90a, gfx942, gfx1030, "
+                  "gfx1100, gfx1201): its modules will not load (REPTX_ARCH names a processor "
+                  "whose code it runs)",
+                  D->Backend->arch());
     Devices.push_back(std::move(D));
     InitResult = CUDA_SUCCESS;
     Initialized.store(true, std::memory_order_release);

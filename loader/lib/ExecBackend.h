@@ -157,4 +157,16 @@ unsigned codeObjectVersionFor(int HipRuntimeVersion);
 /// version, without initialising a device; the handle is closed again. Errors: not found.
 llvm::Expected<HipRuntimeInfo> probeHipRuntime(const std::string &Library = {});
 
+/// A GPU agent of the HSA runtime beneath HIP: its processor and size.
+struct HsaGpu {
+  std::string Name;          // HSA_AGENT_INFO_NAME: the processor, "gfx942"
+  uint32_t ComputeUnits = 0; // HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT
+};
+/// The GPU agents of the HSA runtime ($REPTX_HSA_LIBRARY when set, else libhsa-runtime64.so.1),
+/// in its order, which is the order of HIP's devices. Errors: no runtime, or it fails to start.
+llvm::Expected<std::vector<HsaGpu>> hsaGpus();
+/// The HSA GPU that HIP's device 0 is: the first index of HIP_VISIBLE_DEVICES (else
+/// CUDA_VISIBLE_DEVICES, which HIP also reads) when it is a number, else 0.
+unsigned hipDeviceZeroIndex();
+
 } // namespace reptx::loader

@@ -12,8 +12,10 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace reptx::loader {
 namespace {
@@ -120,6 +122,26 @@ bool openHip(const std::string &Library, HipApi &Api, std::vector<std::string> &
 // hipMemcpyKind
 constexpr int HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3;
 
+// The HSA runtime's C interface (hsa.h, hsa_ext_amd.h), as far as it is read here: the GPU
+// agents' processor name and compute units. hipDeviceProp_t has them too, but its layout differs
+// between ROCm releases; HSA's agent queries are the same in all.
+struct HsaAgent {
+  uint64_t Handle;
+};
+using HsaStatus = int;
+constexpr HsaStatus HsaSuccess = 0, HsaInfoBreak = 1;   // HSA_STATUS_SUCCESS, _INFO_BREAK
+constexpr int HsaAgentInfoName = 0;                     // HSA_AGENT_INFO_NAME: char[64]
+constexpr int HsaAgentInfoDevice = 17;                  // HSA_AGENT_INFO_DEVICE: hsa_device_type_t
+constexpr int HsaDeviceTypeGpu = 1;                     // HSA_DEVICE_TYPE_GPU
+constexpr int HsaAmdAgentInfoComputeUnitCount = 0xA002; // uint32_t
+
+struct HsaApi {
+  HsaStatus (*Init)() = nullptr;
+  HsaStatus (*ShutDown)() = nullptr;
+  HsaStatus (*IterateAgents)(HsaStatus (*)(HsaAgent, void *), void *) = nullptr;
+  HsaStatus (*AgentGetInfo)(HsaAgent, int, void *) = nullptr;
+};
+
 class HipCode : public LoadedCode {
 public:
   hipModule Module = nullptr;
@@ -143,14 +165,16 @@ public:
 
 class HipBackend : public ExecBackend {
 public:
-  HipBackend(HipApi A, std::string Name, uint64_t Total, std::string Arch, unsigned Cov)
-      : Api(std::move(A)), Name(std::move(Name)), Total(Total), Arch(std::move(Arch)), Cov(Cov) {}
+  HipBackend(HipApi A, std::string Name, uint64_t Total, std::string Arch, unsigned Cov,
+             uint32_t Units)
+      : Api(std::move(A)), Name(std::move(Name)), Total(Total), Arch(std::move(Arch)), Cov(Cov),
+        Units(Units) {}
 
   StringRef kind() const override { return "hip"; }
   std::string deviceName() const override { return "reptx on " + Name + " (" + Arch + ")"; }
   std::string arch() const override { return Arch; }
   uint64_t totalMemory() const override { return Total; }
-  uint32_t computeUnits() const override { return 80; }
+  uint32_t computeUnits() const override { return Units; }
   unsigned codeObjectVersion() const override { return Cov; }
 
   Error check(hipError E, const char *What) const {
@@ -274,12 +298,70 @@ private:
   uint64_t Total;
   std::string Arch;
   unsigned Cov;
+  uint32_t Units;
   mutable std::mutex M;
   std::map<uint64_t, uint64_t> Sizes;
   uint64_t Allocated = 0;
 };
 
 } // namespace
+
+llvm::Expected<std::vector<HsaGpu>> hsaGpus() {
+  const char *Env = std::getenv("REPTX_HSA_LIBRARY");
+  std::string Library = Env && *Env ? Env : "libhsa-runtime64.so.1";
+  void *H = dlopen(Library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!H)
+    return createStringError("no HSA runtime (" + Library + " not found)");
+  HsaApi Api;
+  Api.Init = reinterpret_cast<decltype(Api.Init)>(dlsym(H, "hsa_init"));
+  Api.ShutDown = reinterpret_cast<decltype(Api.ShutDown)>(dlsym(H, "hsa_shut_down"));
+  Api.IterateAgents = reinterpret_cast<decltype(Api.IterateAgents)>(dlsym(H, "hsa_iterate_agents"));
+  Api.AgentGetInfo = reinterpret_cast<decltype(Api.AgentGetInfo)>(dlsym(H, "hsa_agent_get_info"));
+  if (!Api.Init || !Api.ShutDown || !Api.IterateAgents || !Api.AgentGetInfo) {
+    dlclose(H);
+    return createStringError(Library + " lacks the HSA agent queries");
+  }
+  if (Api.Init() != HsaSuccess) {
+    dlclose(H);
+    return createStringError(Library + ": hsa_init failed");
+  }
+  struct Walk {
+    HsaApi *Api;
+    std::vector<HsaGpu> Gpus;
+  } W{&Api, {}};
+  auto Visit = [](HsaAgent A, void *Data) -> HsaStatus {
+    auto &W = *static_cast<Walk *>(Data);
+    int Type = -1;
+    if (W.Api->AgentGetInfo(A, HsaAgentInfoDevice, &Type) != HsaSuccess || Type != HsaDeviceTypeGpu)
+      return HsaSuccess;
+    char Name[64] = {};
+    uint32_t Units = 0;
+    if (W.Api->AgentGetInfo(A, HsaAgentInfoName, Name) != HsaSuccess)
+      return HsaSuccess;
+    if (W.Api->AgentGetInfo(A, HsaAmdAgentInfoComputeUnitCount, &Units) != HsaSuccess)
+      Units = 0;
+    W.Gpus.push_back({std::string(Name, strnlen(Name, sizeof(Name))), Units});
+    return HsaSuccess;
+  };
+  HsaStatus R = Api.IterateAgents(Visit, &W);
+  Api.ShutDown();
+  dlclose(H);
+  if (R != HsaSuccess && R != HsaInfoBreak)
+    return createStringError(Library + ": hsa_iterate_agents failed");
+  return std::move(W.Gpus);
+}
+
+unsigned hipDeviceZeroIndex() {
+  for (const char *Var : {"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"}) {
+    const char *E = std::getenv(Var);
+    if (!E || !*E)
+      continue;
+    unsigned Index = 0;
+    StringRef First = StringRef(E).split(',').first.trim();
+    return First.getAsInteger(10, Index) ? 0 : Index;
+  }
+  return 0;
+}
 
 llvm::ArrayRef<const char *> hipEntryPoints() {
   static const std::vector<const char *> Names = [] {
@@ -339,13 +421,38 @@ std::unique_ptr<ExecBackend> createHipBackend(std::string &Why) {
   size_t Total = 0;
   Api.DeviceGetName(Name, sizeof(Name), 0);
   Api.DeviceTotalMem(&Total, 0);
-  // The processor name needs hipDeviceProp_t, whose layout differs between ROCm releases;
-  // REPTX_ARCH names it until the backend reads it from the runtime.
-  const char *ArchEnv = std::getenv("REPTX_ARCH");
-  std::string Arch = ArchEnv && *ArchEnv ? ArchEnv : "gfx942";
-  log().info("HIP backend: {} ({}), {} bytes, through {} (HIP {}, code object v{})", Name, Arch,
-             Total, Api.Library, Version, Cov);
-  return std::make_unique<HipBackend>(std::move(Api), Name, Total, Arch, Cov);
+  // The processor and compute units of HIP's device 0 come from the HSA runtime beneath it;
+  // REPTX_ARCH, when set, names the processor instead (a warning when the GPU says otherwise).
+  std::string Arch = "gfx942";
+  uint32_t Units = 80;
+  std::optional<HsaGpu> Gpu;
+  if (auto Gpus = hsaGpus()) {
+    unsigned Index = hipDeviceZeroIndex();
+    if (Index < Gpus->size())
+      Gpu = (*Gpus)[Index];
+    else
+      log().warn("HIP device 0 is GPU {} of the HSA runtime, which reports {}", Index,
+                 Gpus->size());
+  } else {
+    log().warn("{}", toString(Gpus.takeError()));
+  }
+  if (Gpu) {
+    Arch = Gpu->Name;
+    if (Gpu->ComputeUnits)
+      Units = Gpu->ComputeUnits;
+  }
+  if (const char *ArchEnv = std::getenv("REPTX_ARCH"); ArchEnv && *ArchEnv) {
+    if (Gpu && Gpu->Name != ArchEnv)
+      log().warn("REPTX_ARCH={}, but the GPU is a {}: its code objects may not load", ArchEnv,
+                 Gpu->Name);
+    Arch = ArchEnv;
+  } else if (!Gpu) {
+    log().warn("the GPU's processor is unknown; compiling for {} (REPTX_ARCH names it)", Arch);
+  }
+  log().info("HIP backend: {} ({}, {} compute units), {} bytes, through {} (HIP {}, code object "
+             "v{})",
+             Name, Arch, Units, Total, Api.Library, Version, Cov);
+  return std::make_unique<HipBackend>(std::move(Api), Name, Total, Arch, Cov, Units);
 }
 
 } // namespace reptx::loader

@@ -1,8 +1,9 @@
 // The HIP backend up to the point that needs hardware, against a fake libamdhip64.so
 // (fake_amdhip64.c) that records the calls it gets: every entry point is found by dlsym, the
 // runtime version is read and mapped to a code object version (amdgpu-codegen.md: COV4 for
-// ROCm 5.x, COV5 for 6.x), no device gives a clear error, and with a (fake) device the backend's
-// memory operations reach the runtime.
+// ROCm 5.x, COV5 for 6.x), no device gives a clear error, with a (fake) device the backend's
+// memory operations reach the runtime, and the GPU's processor and compute units come from a fake
+// libhsa-runtime64.so.1 (fake_hsa.c).
 #include "ExecBackend.h"
 
 #include <gtest/gtest.h>
@@ -26,20 +27,33 @@ protected:
     Reset = reinterpret_cast<void (*)()>(dlsym(Handle, "fake_hip_reset"));
     ASSERT_TRUE(Calls && Reset);
     Reset();
+    Hsa = dlopen(REPTX_FAKE_HSA, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(Hsa, nullptr) << dlerror();
+    HsaOpen = reinterpret_cast<int (*)()>(dlsym(Hsa, "fake_hsa_open"));
+    ASSERT_TRUE(HsaOpen);
     setenv("REPTX_HIP_LIBRARY", REPTX_FAKE_HIP, 1);
-    unsetenv("FAKE_HIP_VERSION");
-    unsetenv("FAKE_HIP_DEVICES");
+    setenv("REPTX_HSA_LIBRARY", REPTX_FAKE_HSA, 1); // never a real runtime of the machine
+    clearEnvironment();
   }
   void TearDown() override {
     unsetenv("REPTX_HIP_LIBRARY");
-    unsetenv("FAKE_HIP_VERSION");
-    unsetenv("FAKE_HIP_DEVICES");
+    unsetenv("REPTX_HSA_LIBRARY");
+    clearEnvironment();
     if (Handle)
       dlclose(Handle);
+    if (Hsa)
+      dlclose(Hsa);
   }
-  void *Handle = nullptr;
+  static void clearEnvironment() {
+    for (const char *V :
+         {"FAKE_HIP_VERSION", "FAKE_HIP_DEVICES", "FAKE_HSA_AGENTS", "FAKE_HSA_INIT_FAILS",
+          "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "REPTX_ARCH"})
+      unsetenv(V);
+  }
+  void *Handle = nullptr, *Hsa = nullptr;
   const char *(*Calls)() = nullptr;
   void (*Reset)() = nullptr;
+  int (*HsaOpen)() = nullptr;
 };
 
 TEST(HipCodeObjectVersion, ByRocmRelease) {
@@ -136,6 +150,80 @@ TEST_F(HipBackendTest, MemoryReachesTheRuntime) {
   ASSERT_FALSE(bool(B->release(*A)));
   EXPECT_EQ(B->allocatedBytes(), 0u);
   EXPECT_STREQ(Calls(), "hipMalloc\nhipMemcpy(1)\nhipMemsetD32\nhipMemcpy(2)\nhipFree\n");
+}
+
+TEST_F(HipBackendTest, ProcessorAndComputeUnitsFromHsa) {
+  setenv("FAKE_HIP_DEVICES", "1", 1);
+  // The HSA runtime lists the CPU too; HIP's devices are its GPUs, in its order.
+  setenv("FAKE_HSA_AGENTS", "cpu,gfx1100:96,gfx942:304", 1);
+  auto Gpus = hsaGpus();
+  ASSERT_TRUE(bool(Gpus)) << llvm::toString(Gpus.takeError());
+  ASSERT_EQ(Gpus->size(), 2u);
+  EXPECT_EQ((*Gpus)[0].Name, "gfx1100");
+  EXPECT_EQ((*Gpus)[0].ComputeUnits, 96u);
+  EXPECT_EQ((*Gpus)[1].Name, "gfx942");
+  EXPECT_EQ((*Gpus)[1].ComputeUnits, 304u);
+  EXPECT_EQ(HsaOpen(), 0); // every hsa_init matched by an hsa_shut_down
+
+  std::string Why;
+  auto B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_EQ(B->arch(), "gfx1100");
+  EXPECT_EQ(B->computeUnits(), 96u);
+  EXPECT_EQ(B->deviceName(), "reptx on Fake AMD GPU (gfx1100)");
+  // HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES) makes another GPU HIP's device 0.
+  setenv("HIP_VISIBLE_DEVICES", "1,0", 1);
+  B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_EQ(B->arch(), "gfx942");
+  EXPECT_EQ(B->computeUnits(), 304u);
+  unsetenv("HIP_VISIBLE_DEVICES");
+  setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+  B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_EQ(B->arch(), "gfx942");
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  // REPTX_ARCH names the processor instead; the compute units are still the GPU's.
+  setenv("REPTX_ARCH", "gfx90a", 1);
+  B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_EQ(B->arch(), "gfx90a");
+  EXPECT_EQ(B->computeUnits(), 96u);
+  EXPECT_EQ(HsaOpen(), 0);
+}
+
+TEST_F(HipBackendTest, WithoutHsaTheProcessorIsGfx942) {
+  setenv("FAKE_HIP_DEVICES", "1", 1);
+  setenv("REPTX_HSA_LIBRARY", "/nonexistent/libhsa-runtime64.so.1", 1);
+  auto Gpus = hsaGpus();
+  ASSERT_FALSE(bool(Gpus));
+  EXPECT_EQ(llvm::toString(Gpus.takeError()),
+            "no HSA runtime (/nonexistent/libhsa-runtime64.so.1 not found)");
+  std::string Why;
+  auto B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_EQ(B->arch(), "gfx942");
+  EXPECT_EQ(B->computeUnits(), 80u);
+
+  setenv("REPTX_HSA_LIBRARY", REPTX_FAKE_HSA, 1);
+  setenv("FAKE_HSA_AGENTS", "gfx1030:40", 1);
+  setenv("FAKE_HSA_INIT_FAILS", "1", 1);
+  Gpus = hsaGpus();
+  ASSERT_FALSE(bool(Gpus));
+  EXPECT_EQ(llvm::toString(Gpus.takeError()), std::string(REPTX_FAKE_HSA) + ": hsa_init failed");
+  unsetenv("FAKE_HSA_INIT_FAILS");
+  // A device index past HSA's GPUs (or a UUID, which is not an index: device 0).
+  setenv("HIP_VISIBLE_DEVICES", "3", 1);
+  B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_EQ(B->arch(), "gfx942");
+  setenv("HIP_VISIBLE_DEVICES", "GPU-8a2c64f2", 1);
+  EXPECT_EQ(hipDeviceZeroIndex(), 0u);
+  B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_EQ(B->arch(), "gfx1030");
+  EXPECT_EQ(B->computeUnits(), 40u);
+  EXPECT_EQ(HsaOpen(), 0);
 }
 
 } // namespace
