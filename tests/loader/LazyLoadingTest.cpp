@@ -122,6 +122,17 @@ protected:
     unsetenv("CUDA_MODULE_LOADING");
     EXPECT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
   }
+  static CUlibrary load(const std::string &Ptx) {
+    CUlibrary L = nullptr;
+    EXPECT_EQ(cuLibraryLoadData(&L, Ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+              CUDA_SUCCESS);
+    return L;
+  }
+  static CUmoduleLoadingMode loadingMode() {
+    CUmoduleLoadingMode Mode = CUmoduleLoadingMode(0);
+    EXPECT_EQ(cuModuleGetLoadingMode(&Mode), CUDA_SUCCESS);
+    return Mode;
+  }
   // A kernel's function handle, not compiled yet (cuLibraryGetKernel; cuModuleGetFunction
   // compiles the kernel it returns).
   static CUfunction function(CUlibrary L, const char *Name) {
@@ -150,13 +161,10 @@ protected:
 
 TEST_F(LazyLoading, KernelsCompileOneAtATimeWhenFirstLaunched) {
   setenv("CUDA_MODULE_LOADING", "LAZY", 1);
-  CUmoduleLoadingMode Mode;
-  ASSERT_EQ(cuModuleGetLoadingMode(&Mode), CUDA_SUCCESS);
-  EXPECT_EQ(Mode, CU_MODULE_LAZY_LOADING);
+  EXPECT_EQ(loadingMode(), CU_MODULE_LAZY_LOADING);
   std::string Ptx = threeKernels("lazy");
-  CUlibrary M;
-  ASSERT_EQ(cuLibraryLoadData(&M, Ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-            CUDA_SUCCESS);
+  CUlibrary M = load(Ptx);
+  ASSERT_NE(M, nullptr);
   CUfunction Fill = function(M, "fill"), Add = function(M, "add"), Broken = function(M, "broken");
   EXPECT_EQ(state(Fill), CU_FUNCTION_LOADING_STATE_UNLOADED);
 
@@ -199,10 +207,8 @@ TEST_F(LazyLoading, KernelsCompileOneAtATimeWhenFirstLaunched) {
 
   // cuFuncLoad compiles a kernel without launching it; cuModuleGetFunction compiles the kernel
   // it returns, and only that one.
-  CUlibrary M2;
-  std::string Ptx2 = threeKernels("lazy-load");
-  ASSERT_EQ(cuLibraryLoadData(&M2, Ptx2.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-            CUDA_SUCCESS);
+  CUlibrary M2 = load(threeKernels("lazy-load"));
+  ASSERT_NE(M2, nullptr);
   CUfunction Add2 = function(M2, "add"), Fill2 = function(M2, "fill");
   ASSERT_EQ(cuFuncLoad(Add2), CUDA_SUCCESS);
   EXPECT_EQ(state(Add2), CU_FUNCTION_LOADING_STATE_LOADED);
@@ -222,9 +228,8 @@ TEST_F(LazyLoading, KernelsCompileOneAtATimeWhenFirstLaunched) {
 TEST_F(LazyLoading, ModulesWhoseKernelsShareAVariableLoadWhole) {
   setenv("CUDA_MODULE_LOADING", "LAZY", 1);
   std::string Ptx = sharedVariable();
-  CUlibrary M;
-  ASSERT_EQ(cuLibraryLoadData(&M, Ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-            CUDA_SUCCESS);
+  CUlibrary M = load(Ptx);
+  ASSERT_NE(M, nullptr);
   CUfunction Bump = function(M, "bump"), Other = function(M, "other");
   EXPECT_EQ(state(Other), CU_FUNCTION_LOADING_STATE_UNLOADED);
   ASSERT_EQ(cuLaunchKernel(Bump, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_SUCCESS);
@@ -247,13 +252,10 @@ TEST_F(LazyLoading, EagerLoadsEveryModuleWhole) {
   setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   // The runtime is still told lazy: it would otherwise load every image of a library when the
   // context is created, and fail there on the SASS-only ones (cuSPARSE's CUTLASS kernels).
-  CUmoduleLoadingMode Mode;
-  ASSERT_EQ(cuModuleGetLoadingMode(&Mode), CUDA_SUCCESS);
-  EXPECT_EQ(Mode, CU_MODULE_LAZY_LOADING);
+  EXPECT_EQ(loadingMode(), CU_MODULE_LAZY_LOADING);
   std::string Ptx = threeKernels("eager");
-  CUlibrary M;
-  ASSERT_EQ(cuLibraryLoadData(&M, Ptx.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-            CUDA_SUCCESS);
+  CUlibrary M = load(Ptx);
+  ASSERT_NE(M, nullptr);
   CUfunction Fill = function(M, "fill"), Add = function(M, "add"), Broken = function(M, "broken");
   EXPECT_EQ(state(Add), CU_FUNCTION_LOADING_STATE_UNLOADED);
   CUdeviceptr Out;
