@@ -109,9 +109,9 @@ int attribute(const Device &D, int A) {
     return 1;
   case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
     // The emulator's managed memory is host memory mapped at the same device address
-    // (EmulatorBackend::allocateManaged). No concurrent access: the host touches it between
-    // launches, which the emulator's synchronous launches guarantee.
-    return B.kind() == "emulator" ? 1 : 0;
+    // (EmulatorBackend::allocateManaged), HIP's is hipMallocManaged. No concurrent access: the
+    // host touches it between launches and synchronisations.
+    return B.managedMemory() ? 1 : 0;
   case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM:
   case CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED:
     // The emulator maps registered host memory at its own address (ExecBackend::mapHost).

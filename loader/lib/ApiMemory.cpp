@@ -24,6 +24,9 @@ std::map<uintptr_t, size_t> HostAllocs; // cuMemHostAlloc / cuMemHostRegister ra
 // base -> its device (which outlives any context).
 std::map<uintptr_t, Device *> HostMapped;
 std::set<uintptr_t> Registered; // the cuMemHostRegister bases among HostAllocs
+// cuMemHostAlloc memory mapped by registering it (ExecBackend::mapHost: the HIP backend), among
+// HostMapped: unregistered before it is freed.
+std::set<uintptr_t> PinnedByRegistration;
 
 CUresult withContext(Context *&C) {
   if (CUresult R = currentOrError(C))
@@ -607,17 +610,19 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr Pt
   return CUDA_SUCCESS;
 }
 
-// Pinned host memory is ordinary host memory here: the emulator copies from any host address.
-// With unified addressing, all memory of cuMemHostAlloc is accessible from the device at the
-// same address (CUDA Driver API, cuMemHostAlloc and cuMemHostGetDevicePointer): where the backend
-// maps host memory (the emulator's managed memory) and a context is current, it is allocated
-// there; otherwise it is plain host memory that cuMemHostGetDevicePointer refuses.
+// Pinned host memory. With unified addressing, all memory of cuMemHostAlloc is accessible from
+// the device at the same address (CUDA Driver API, cuMemHostAlloc and cuMemHostGetDevicePointer):
+// where a context is current, the emulator allocates it as its managed memory (host memory
+// mapped at its own address) and the HIP backend pins and maps page-aligned host memory with
+// hipHostRegister (ExecBackend::mapHost); otherwise, or when that fails, it is plain host memory
+// that cuMemHostGetDevicePointer refuses (copies from it still work).
 CUresult cuMemHostAlloc(void **P, size_t Bytes, unsigned int Flags) {
   REPTX_TRACE(cuMemHostAlloc, P, Bytes, Flags);
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   *P = nullptr;
-  if (Context *C = currentContext(); C && C->Dev->Backend->hostAccessibleVariables()) {
+  Context *C = currentContext();
+  if (C && C->Dev->Backend->hostAccessibleVariables()) {
     auto A = C->Dev->Backend->allocateManaged(Bytes ? Bytes : 1);
     if (A) {
       *P = reinterpret_cast<void *>(*A);
@@ -627,10 +632,22 @@ CUresult cuMemHostAlloc(void **P, size_t Bytes, unsigned int Flags) {
       log().debug("cuMemHostAlloc({}): not mapped: {}", Bytes, llvm::toString(A.takeError()));
     }
   }
-  if (!*P)
-    *P = std::calloc(1, Bytes ? Bytes : 1);
-  if (!*P)
-    return CUDA_ERROR_OUT_OF_MEMORY;
+  if (!*P) {
+    size_t Rounded = (std::max<size_t>(Bytes, 1) + 4095) / 4096 * 4096;
+    *P = std::aligned_alloc(4096, Rounded);
+    if (!*P)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    std::memset(*P, 0, Rounded);
+    if (C && !C->Dev->Backend->hostAccessibleVariables()) {
+      if (llvm::Error E = C->Dev->Backend->mapHost(*P, Rounded, /*ReadOnly=*/false)) {
+        log().debug("cuMemHostAlloc({}): not mapped: {}", Bytes, llvm::toString(std::move(E)));
+      } else {
+        std::lock_guard<std::mutex> L(HostMutex);
+        HostMapped[uintptr_t(*P)] = C->Dev;
+        PinnedByRegistration.insert(uintptr_t(*P));
+      }
+    }
+  }
   std::lock_guard<std::mutex> L(HostMutex);
   HostAllocs[reinterpret_cast<uintptr_t>(*P)] = Bytes;
   return CUDA_SUCCESS;
@@ -653,6 +670,11 @@ CUresult cuMemFreeHost(void *P) {
   }
   Device *D = It->second;
   HostMapped.erase(It);
+  if (PinnedByRegistration.erase(reinterpret_cast<uintptr_t>(P))) {
+    CUresult R = fromError(D->Backend->unmapHost(P), "cuMemFreeHost");
+    std::free(P);
+    return R;
+  }
   return fromError(D->Backend->release(reinterpret_cast<uint64_t>(P)), "cuMemFreeHost");
 }
 
@@ -674,7 +696,7 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *Dev, void *P, unsigned int Fl
     return CUDA_ERROR_INVALID_VALUE;
   if (!HostMapped.count(It->first)) {
     log().warn("cuMemHostGetDevicePointer: {} is host memory that the {} device cannot access "
-               "(the emulator maps cuMemHostAlloc and cuMemHostRegister memory)",
+               "(it could not be mapped at its own address when it was allocated or registered)",
                P, C->Dev->Backend->kind());
     return CUDA_ERROR_NOT_SUPPORTED;
   }

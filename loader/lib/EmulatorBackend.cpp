@@ -145,6 +145,7 @@ public:
     Managed.insert(*A);
     return A;
   }
+  bool managedMemory() const override { return true; }
   bool hostAccessibleVariables() const override { return true; }
   Error mapHost(void *Host, uint64_t Size, bool ReadOnly) override {
     std::lock_guard<std::mutex> L(M);

@@ -79,6 +79,8 @@ public:
     return llvm::createStringError("managed memory is not supported by the " + kind().str() +
                                    " backend");
   }
+  /// Whether allocateManaged works (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY).
+  virtual bool managedMemory() const { return false; }
   virtual bool isManaged(uint64_t Address) const {
     (void)Address;
     return false;

@@ -10,12 +10,14 @@
 #include <dlfcn.h>
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace reptx::loader {
 namespace {
@@ -35,7 +37,11 @@ struct HipApi {
   hipError (*DeviceGetName)(char *, int, int) = nullptr;
   hipError (*DeviceTotalMem)(size_t *, int) = nullptr;
   hipError (*Malloc)(void **, size_t) = nullptr;
+  hipError (*MallocManaged)(void **, size_t, unsigned) = nullptr;
   hipError (*Free)(void *) = nullptr;
+  hipError (*HostRegister)(void *, size_t, unsigned) = nullptr;
+  hipError (*HostUnregister)(void *) = nullptr;
+  hipError (*HostGetDevicePointer)(void **, void *, unsigned) = nullptr;
   hipError (*Memcpy)(void *, const void *, size_t, int) = nullptr;
   hipError (*MemsetD8)(void *, unsigned char, size_t) = nullptr;
   hipError (*MemsetD16)(void *, unsigned short, size_t) = nullptr;
@@ -66,7 +72,11 @@ const Slot Slots[] = {
     REPTX_HIP_SLOT("hipDeviceGetName", DeviceGetName),
     REPTX_HIP_SLOT("hipDeviceTotalMem", DeviceTotalMem),
     REPTX_HIP_SLOT("hipMalloc", Malloc),
+    REPTX_HIP_SLOT("hipMallocManaged", MallocManaged),
     REPTX_HIP_SLOT("hipFree", Free),
+    REPTX_HIP_SLOT("hipHostRegister", HostRegister),
+    REPTX_HIP_SLOT("hipHostUnregister", HostUnregister),
+    REPTX_HIP_SLOT("hipHostGetDevicePointer", HostGetDevicePointer),
     REPTX_HIP_SLOT("hipMemcpy", Memcpy),
     REPTX_HIP_SLOT("hipMemsetD8", MemsetD8),
     REPTX_HIP_SLOT("hipMemsetD16", MemsetD16),
@@ -121,6 +131,8 @@ bool openHip(const std::string &Library, HipApi &Api, std::vector<std::string> &
 
 // hipMemcpyKind
 constexpr int HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3;
+constexpr unsigned MemAttachGlobal = 1;    // hipMemAttachGlobal
+constexpr unsigned HostRegisterMapped = 2; // hipHostRegisterMapped
 
 // The HSA runtime's C interface (hsa.h, hsa_ext_amd.h), as far as it is read here: the GPU
 // agents' processor name and compute units. hipDeviceProp_t has them too, but its layout differs
@@ -193,6 +205,49 @@ public:
     Allocated += Size;
     return reinterpret_cast<uint64_t>(P);
   }
+  /// Managed memory: hipMallocManaged, valid in host code and in kernels at the same address.
+  Expected<uint64_t> allocateManaged(uint64_t Size) override {
+    void *P = nullptr;
+    if (Error E = check(Api.MallocManaged(&P, Size, MemAttachGlobal), "hipMallocManaged"))
+      return std::move(E);
+    std::lock_guard<std::mutex> L(M);
+    Sizes[reinterpret_cast<uint64_t>(P)] = Size;
+    Managed.insert(reinterpret_cast<uint64_t>(P));
+    Allocated += Size;
+    return reinterpret_cast<uint64_t>(P);
+  }
+  bool managedMemory() const override { return true; }
+  bool isManaged(uint64_t Address) const override {
+    uint64_t Base = 0, Size = 0;
+    if (!findAllocation(Address, Base, Size))
+      return false;
+    std::lock_guard<std::mutex> L(M);
+    return Managed.count(Base) != 0;
+  }
+  /// Registered (and pinned) host memory: hipHostRegister with hipHostRegisterMapped, kept only
+  /// when the runtime maps it at its own address, which is what the loader promises kernels
+  /// (unified addressing); otherwise it is unregistered again and the error says why. Read-only
+  /// registrations are registered read-write (ROCm 5 has no read-only flag).
+  Error mapHost(void *Host, uint64_t Size, bool ReadOnly) override {
+    (void)ReadOnly;
+    if (Error E = check(Api.HostRegister(Host, Size, HostRegisterMapped), "hipHostRegister"))
+      return E;
+    void *Device = nullptr;
+    Error E = check(Api.HostGetDevicePointer(&Device, Host, 0), "hipHostGetDevicePointer");
+    if (!E && Device != Host)
+      E = createStringError(formatv("hipHostRegister mapped {0} at device address {1}, not at its "
+                                    "own address",
+                                    Host, Device)
+                                .str());
+    if (E) {
+      Api.HostUnregister(Host);
+      return E;
+    }
+    return Error::success();
+  }
+  Error unmapHost(void *Host) override {
+    return check(Api.HostUnregister(Host), "hipHostUnregister");
+  }
   Error release(uint64_t Address) override {
     if (Error E = check(Api.Free(reinterpret_cast<void *>(Address)), "hipFree"))
       return E;
@@ -201,6 +256,7 @@ public:
       Allocated -= It->second;
       Sizes.erase(It);
     }
+    Managed.erase(Address);
     return Error::success();
   }
   bool findAllocation(uint64_t Address, uint64_t &Base, uint64_t &Size) const override {
@@ -301,6 +357,7 @@ private:
   uint32_t Units;
   mutable std::mutex M;
   std::map<uint64_t, uint64_t> Sizes;
+  std::set<uint64_t> Managed; // bases of hipMallocManaged memory
   uint64_t Allocated = 0;
 };
 

@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 using namespace reptx::loader;
 
@@ -70,7 +71,7 @@ TEST_F(HipBackendTest, BindsEveryEntryPoint) {
   ASSERT_TRUE(bool(Info)) << llvm::toString(Info.takeError());
   EXPECT_EQ(Info->Library, REPTX_FAKE_HIP);
   EXPECT_TRUE(Info->Missing.empty());
-  EXPECT_EQ(hipEntryPoints().size(), 18u);
+  EXPECT_EQ(hipEntryPoints().size(), 22u);
   for (const char *Name : hipEntryPoints())
     EXPECT_NE(dlsym(Handle, Name), nullptr) << Name;
   // Probing reads the version and initialises nothing.
@@ -224,6 +225,45 @@ TEST_F(HipBackendTest, WithoutHsaTheProcessorIsGfx942) {
   EXPECT_EQ(B->arch(), "gfx1030");
   EXPECT_EQ(B->computeUnits(), 40u);
   EXPECT_EQ(HsaOpen(), 0);
+}
+
+TEST_F(HipBackendTest, ManagedAndRegisteredMemory) {
+  setenv("FAKE_HIP_DEVICES", "1", 1);
+  std::string Why;
+  auto B = createHipBackend(Why);
+  ASSERT_NE(B, nullptr) << Why;
+  EXPECT_TRUE(B->managedMemory());
+  EXPECT_FALSE(B->hostAccessibleVariables()); // module variables are hipModuleGetGlobal's
+  Reset();
+  auto A = B->allocateManaged(100);
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  *reinterpret_cast<int *>(*A) = 7; // the host dereferences managed memory
+  int Back = 0;
+  ASSERT_FALSE(bool(B->copyToHost(&Back, *A, 4)));
+  EXPECT_EQ(Back, 7);
+  EXPECT_TRUE(B->isManaged(*A + 99));
+  EXPECT_FALSE(B->isManaged(*A + 100));
+  auto D = B->allocate(16);
+  ASSERT_TRUE(bool(D));
+  EXPECT_FALSE(B->isManaged(*D));
+  EXPECT_EQ(B->allocatedBytes(), 116u);
+  ASSERT_FALSE(bool(B->release(*A)));
+  ASSERT_FALSE(bool(B->release(*D)));
+  EXPECT_EQ(B->allocatedBytes(), 0u);
+
+  // Registered memory is kept where the runtime maps it at its own address, and only there.
+  std::vector<char> Host(3 * 4096);
+  void *Page =
+      reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(Host.data()) + 4095) & ~4095ull);
+  ASSERT_FALSE(bool(B->mapHost(Page, 8192, /*ReadOnly=*/true)));
+  ASSERT_FALSE(bool(B->unmapHost(Page)));
+  setenv("FAKE_HIP_MAP_OFFSET", "4096", 1);
+  llvm::Error E = B->mapHost(Page, 8192, false);
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("not at its own address"), std::string::npos);
+  EXPECT_STREQ(Calls(), "hipMallocManaged(1)\nhipMemcpy(2)\nhipMalloc\nhipFree\nhipFree\n"
+                        "hipHostRegister(8192,2)\nhipHostGetDevicePointer\nhipHostUnregister\n"
+                        "hipHostRegister(8192,2)\nhipHostGetDevicePointer\nhipHostUnregister\n");
 }
 
 } // namespace

@@ -1,7 +1,9 @@
 /* A stand-in for libamdhip64.so for the HIP backend's unit tests: exports the entry points the
  * backend binds (loader/lib/HipBackend.cpp), records each call by name, and answers from the
  * environment: FAKE_HIP_VERSION (hipRuntimeGetVersion, default 60200000 = HIP 6.2) and
- * FAKE_HIP_DEVICES (hipGetDeviceCount, default 0). Device memory is host memory. Built without
+ * FAKE_HIP_DEVICES (hipGetDeviceCount, default 0). Device memory (managed memory too) is host
+ * memory; registered memory is mapped at its own address unless FAKE_HIP_MAP_OFFSET says
+ * otherwise. Built without
  * hipModuleLaunchKernel and hipRuntimeGetVersion when FAKE_HIP_PARTIAL is defined. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,33 @@ int hipMalloc(void **P, size_t Size) {
 int hipFree(void *P) {
   record("hipFree");
   free(P);
+  return 0;
+}
+int hipMallocManaged(void **P, size_t Size, unsigned Flags) {
+  char Name[32];
+  snprintf(Name, sizeof(Name), "hipMallocManaged(%u)", Flags);
+  record(Name);
+  *P = calloc(1, Size ? Size : 1);
+  return *P ? 0 : 2;
+}
+int hipHostRegister(void *P, size_t Size, unsigned Flags) {
+  char Name[48];
+  (void)P;
+  snprintf(Name, sizeof(Name), "hipHostRegister(%zu,%u)", Size, Flags);
+  record(Name);
+  return 0;
+}
+int hipHostUnregister(void *P) {
+  (void)P;
+  record("hipHostUnregister");
+  return 0;
+}
+/* The device address of registered memory: the host address, or FAKE_HIP_MAP_OFFSET bytes past
+ * it (a runtime that maps it elsewhere). */
+int hipHostGetDevicePointer(void **Device, void *Host, unsigned Flags) {
+  (void)Flags;
+  record("hipHostGetDevicePointer");
+  *Device = (char *)Host + envInt("FAKE_HIP_MAP_OFFSET", 0);
   return 0;
 }
 int hipMemcpy(void *Dst, const void *Src, size_t Bytes, int Kind) {
