@@ -179,15 +179,24 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T,
       }
   }
 
-  backend::PtxModule PM{M.Name, M.Ptx};
+  backend::PtxModule PM{M.Name, Some && !M.CompileText.empty() ? M.CompileText : M.Ptx};
   backend::CompileOptions CO;
   CO.Arch = T.Arch;
   CO.CodeObjectVersion = T.CodeObjectVersion;
   CO.Wave64 = wave64Mode(M, T) == "single" ? backend::CompileOptions::Wave64Mode::Single
                                            : backend::CompileOptions::Wave64Mode::Packed;
   CO.Threads = I->O.CompileThreads;
-  auto MR = I->O.Isolate ? backend::compilePtxIsolated(PM, CO, I->O.Isolation, Sel)
-                         : backend::compilePtx(PM, CO, Sel);
+  auto Run = [&] {
+    return I->O.Isolate ? backend::compilePtxIsolated(PM, CO, I->O.Isolation, Sel)
+                        : backend::compilePtx(PM, CO, Sel);
+  };
+  auto MR = Run();
+  if (!MR && PM.Text.size() != M.Ptx.size()) {
+    // The cut-down text did not parse (a kernel kept names one cut): the whole text, then.
+    consumeError(MR.takeError());
+    PM.Text = M.Ptx;
+    MR = Run();
+  }
   if (!MR)
     return MR.takeError();
   cache::Entry E = toEntry(*MR);

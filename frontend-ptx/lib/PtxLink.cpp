@@ -3,6 +3,7 @@
 
 #include "reptx/frontend-ptx/Parser.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 
@@ -197,6 +198,66 @@ llvm::Expected<std::string> linkPtx(llvm::ArrayRef<PtxUnit> Units) {
     Out += rewrite(Units[U].Text, Renames, /*StripHeader=*/true);
     Out += "\n";
   }
+  return Out;
+}
+
+namespace {
+
+/// The offset just past the '}' that closes the first '{' at or after From, skipping comments and
+/// string literals; npos when there is none.
+size_t bodyEnd(llvm::StringRef Text, size_t From) {
+  int Depth = 0;
+  for (size_t I = From; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (C == '/' && I + 1 < Text.size() && Text[I + 1] == '/') {
+      I = Text.find('\n', I);
+      if (I == llvm::StringRef::npos)
+        return llvm::StringRef::npos;
+    } else if (C == '/' && I + 1 < Text.size() && Text[I + 1] == '*') {
+      I = Text.find("*/", I + 2);
+      if (I == llvm::StringRef::npos)
+        return llvm::StringRef::npos;
+      ++I;
+    } else if (C == '"') {
+      I = Text.find('"', I + 1);
+      if (I == llvm::StringRef::npos)
+        return llvm::StringRef::npos;
+    } else if (C == '{') {
+      ++Depth;
+    } else if (C == '}') {
+      if (--Depth == 0)
+        return I + 1;
+      if (Depth < 0)
+        return llvm::StringRef::npos;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
+} // namespace
+
+std::string withoutKernels(const Module &M, llvm::function_ref<bool(llvm::StringRef)> Keep) {
+  llvm::StringRef Text = M.source();
+  std::vector<std::pair<size_t, size_t>> Cuts; // [begin, end) of each kernel to cut
+  for (const TopLevel &T : M.Items) {
+    if (T.K != TopLevel::Func || !T.F->IsEntry || !T.F->Body || Keep(T.F->Name))
+      continue;
+    size_t Begin = T.F->L.Offset, End = bodyEnd(Text, Begin);
+    if (Begin < Text.size() && End != llvm::StringRef::npos)
+      Cuts.emplace_back(Begin, End);
+  }
+  llvm::sort(Cuts);
+  std::string Out;
+  Out.reserve(Text.size());
+  size_t At = 0;
+  for (auto [Begin, End] : Cuts) {
+    if (Begin < At) // overlapping: cannot happen for distinct definitions; keep the text
+      continue;
+    Out.append(Text.data() + At, Begin - At);
+    Out.append(size_t(Text.substr(Begin, End - Begin).count('\n')), '\n');
+    At = End;
+  }
+  Out.append(Text.data() + At, Text.size() - At);
   return Out;
 }
 

@@ -238,7 +238,7 @@ CUresult Driver::ensureKernelLoaded(Library &L, Device &D, llvm::StringRef Kerne
       L.Dev = &D;
       auto Start = std::chrono::steady_clock::now();
       auto CM = compilePtxModule(L.Name, L.Ptx, L.PtxasOptions, D.Backend->arch(),
-                                 D.Backend->codeObjectVersion(), {Kernel.str()});
+                                 D.Backend->codeObjectVersion(), {Kernel.str()}, L.Parsed.get());
       if (!CM) {
         std::string Message = L.Name + ": kernel " + Kernel.str() + ": compiling for " +
                               D.Backend->arch() + " failed: " + llvm::toString(CM.takeError());

@@ -5,6 +5,7 @@
 #include "reptx/backend/Backend.h"
 #include "reptx/backend/Isolated.h"
 #include "reptx/driver/Driver.h"
+#include "reptx/frontend-ptx/Link.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -61,8 +62,8 @@ driver::Compiler *compiler() {
 
 llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::StringRef Ptx,
                                                 llvm::StringRef PtxasOptions, llvm::StringRef Arch,
-                                                unsigned Cov,
-                                                const std::vector<std::string> &Only) {
+                                                unsigned Cov, const std::vector<std::string> &Only,
+                                                const ptx::Module *Parsed) {
   driver::Compiler *C = compiler();
   if (!C)
     return llvm::createStringError("no compiler (see the log)");
@@ -88,6 +89,9 @@ llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::Stri
                               : "");
   backend::KernelSelection Sel;
   Sel.Only = Only;
+  if (!Only.empty() && Parsed)
+    S.CompileText = ptx::withoutKernels(
+        *Parsed, [&](llvm::StringRef K) { return llvm::is_contained(Only, K); });
   auto R = C->compile(S, T, Sel);
   if (!R)
     return R.takeError();

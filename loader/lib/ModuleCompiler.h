@@ -5,6 +5,8 @@
 // machine code.
 #pragma once
 
+#include "reptx/frontend-ptx/Ast.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -30,9 +32,12 @@ struct CompiledModule {
 /// others are still compiled; errors are for the module as a whole (PTX that does not parse).
 /// Only, when not empty, compiles those kernels alone (lazy loading), unless the whole module is
 /// in the kernel cache: then that is the result (WholeModule).
+/// Parsed, the module's AST, lets the worker parse only the kernels asked for
+/// (ptx::withoutKernels).
 llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::StringRef Ptx,
                                                 llvm::StringRef PtxasOptions, llvm::StringRef Arch,
                                                 unsigned Cov = 5,
-                                                const std::vector<std::string> &Only = {});
+                                                const std::vector<std::string> &Only = {},
+                                                const ptx::Module *Parsed = nullptr);
 
 } // namespace reptx::loader

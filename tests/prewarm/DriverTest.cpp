@@ -245,6 +245,17 @@ TEST_F(DriverTest, SomeKernelsHaveTheirOwnEntryUnlessTheWholeModuleIsCached) {
   EXPECT_EQ(FromWhole->CodeObject, Whole->CodeObject);
   EXPECT_EQ(FromWhole->KeyDigest, C->key(S, T).digest());
 
+  // The text a selection is compiled from (ptx::withoutKernels) is not part of the key; one that
+  // does not parse gives way to the module's own text.
+  driver::ModuleSource Cut = S;
+  Cut.CompileText = "not PTX";
+  EXPECT_EQ(C->key(Cut, T, Last).digest(), Some->KeyDigest);
+  auto Fresh0 = make(path("fresh0"));
+  auto FromBadCut = Fresh0->compile(Cut, T, Last);
+  ASSERT_TRUE(!!FromBadCut) << llvm::toString(FromBadCut.takeError());
+  EXPECT_EQ(FromBadCut->Kernels, (std::vector<std::string>{"last"}));
+  EXPECT_EQ(FromBadCut->CodeObject, Some->CodeObject);
+
   // A kernel that crashes the worker, asked for alone, fails alone (and is not stored).
   ::setenv("REPTX_TEST_WORKER_FAULT", "crash:bad", 1);
   auto Fresh = make(path("fresh"));

@@ -206,4 +206,64 @@ TEST(PtxLink, Errors) {
   EXPECT_FALSE(bool(linkPtx({})));
 }
 
+// Some kernels of a module without the others (lazy loading's compile text): the others are cut
+// down to their newlines, so the rest keeps its line numbers; functions, variables and comments
+// with braces in them stay.
+TEST(PtxLink, WithoutKernelsKeepsTheRestOnItsLines) {
+  const char *Text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.global .align 4 .u32 g;
+.func (.param .b32 r) f (.param .b32 x)
+{
+  .reg .b32 %a;
+  ld.param.b32 %a, [x];
+  st.param.b32 [r], %a;
+  ret;
+}
+// a comment with a brace {
+.visible .entry cut1(.param .u64 p)
+{
+  .reg .b32 %r<3>;
+  /* } not the end */
+  { .reg .b32 %t; mov.b32 %t, 1; }
+  mov.b32 %r1, 2; // }
+  ret;
+}
+.visible .entry kept(.param .u64 p) { .reg .b32 %r<2>;
+  ld.global.u32 %r1, [g];
+  ret;
+}
+.weak .entry cut2() { ret; } .entry cut3() { ret; }
+)";
+  ParseResult P = parse("m.ptx", Text);
+  ASSERT_TRUE(P.ok()) << llvm::toString(toError(P));
+  std::string Out = withoutKernels(*P.M, [](llvm::StringRef K) { return K == "kept"; });
+  EXPECT_EQ(llvm::StringRef(Out).count('\n'), llvm::StringRef(Text).count('\n'));
+  ParseResult Q = parse("m.ptx", Out);
+  ASSERT_TRUE(Q.ok()) << llvm::toString(toError(Q)) << "\n" << Out;
+  std::vector<std::string> Kernels, Functions;
+  unsigned KeptLine = 0;
+  for (const TopLevel &T : Q.M->Items)
+    if (T.K == TopLevel::Func && T.F->IsEntry) {
+      Kernels.push_back(T.F->Name.str());
+      KeptLine = Q.M->lineCol(T.F->L).first;
+    } else if (T.K == TopLevel::Func) {
+      Functions.push_back(T.F->Name.str());
+    }
+  EXPECT_EQ(Kernels, std::vector<std::string>{"kept"});
+  EXPECT_EQ(Functions, std::vector<std::string>{"f"});
+  unsigned TextLine = 0; // where kept is in Text
+  for (const TopLevel &T : P.M->Items)
+    if (T.K == TopLevel::Func && T.F->Name == "kept")
+      TextLine = P.M->lineCol(T.F->L).first;
+  EXPECT_EQ(TextLine, 21u);
+  EXPECT_EQ(KeptLine, TextLine);
+  EXPECT_NE(Out.find("// a comment with a brace {"), std::string::npos);
+  EXPECT_EQ(Out.find("cut1"), std::string::npos);
+  EXPECT_EQ(Out.find("cut3"), std::string::npos);
+  // Keeping every kernel keeps the text.
+  EXPECT_EQ(withoutKernels(*P.M, [](llvm::StringRef) { return true; }), std::string(Text));
+}
+
 } // namespace

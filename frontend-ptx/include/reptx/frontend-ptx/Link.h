@@ -10,6 +10,7 @@
 #include "reptx/frontend-ptx/Fatbin.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -57,6 +58,13 @@ struct LinkedUnit {
   size_t Offset = 0; // of the comment line before the unit's text
   unsigned Arch = 0;
 };
+/// M's text without the definitions of the kernels Keep rejects: each is cut down to its newlines,
+/// so every line of the rest keeps its number (and its columns, but on the line where a cut kernel
+/// ends). What some kernels of a large module are compiled from (lazy loading): the text the
+/// compile parses is a fraction of the module's. A kernel whose body's end is not found (braces
+/// that do not match) stays.
+std::string withoutKernels(const Module &M, llvm::function_ref<bool(llvm::StringRef)> Keep);
+
 /// The units of a linkPtx output, in order; empty for a text that is not one.
 std::vector<LinkedUnit> linkedUnits(llvm::StringRef Text);
 /// The compute capability of the unit of a linkPtx output that holds the text at Offset (a
