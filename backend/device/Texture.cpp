@@ -159,7 +159,8 @@ struct Footprint {
 // texture object Handle, with linear filtering's two taps per dimension when the texture filters
 // linearly or Gather asks for them; false for a null handle or a descriptor that is not a
 // texture's.
-bool footprint(u64 Handle, u32 Dims, s32 Layer, const float *Coords, bool Gather, Footprint &F) {
+bool footprint(u64 Handle, u32 Dims, s32 Layer, const float *Coords, bool Gather, Footprint &F,
+               bool Cube = false) {
   if (!Handle || Dims == 0 || Dims > 3)
     return false;
   GlobalDescriptor *D = reinterpret_cast<GlobalDescriptor *>(Handle);
@@ -172,8 +173,9 @@ bool footprint(u64 Handle, u32 Dims, s32 Layer, const float *Coords, bool Gather
   F.Normalized = (Flags & tx::ReadNormalizedFloat) && Bytes < 4;
   F.AsFloat = Format == tx::Half || Format == tx::Float || F.Normalized;
   F.Linear = Gather || (F.AsFloat && D->Filter == tx::LinearFilter);
-  bool NormCoords = Flags & tx::NormalizedCoordinates;
-  bool Layered = Flags & tx::Layered;
+  // A cube map's face is addressed with normalized coordinates, clamped (cubeFace).
+  bool NormCoords = Cube || (Flags & tx::NormalizedCoordinates);
+  bool Layered = Cube || (Flags & tx::Layered);
   u64 Sizes[3] = {D->Width, Kind == tx::Linear ? 1 : D->Height, Kind == tx::Linear ? 1 : D->Depth};
   for (u32 K = 0; K < 3; ++K) {
     u64 N = Sizes[K] ? Sizes[K] : 1;
@@ -181,7 +183,7 @@ bool footprint(u64 Handle, u32 Dims, s32 Layer, const float *Coords, bool Gather
       return false;
     Taps &T = F.T[K];
     if (K < Dims && !(Layered && K == 2)) {
-      T = taps(Coords[K], s32(N), D->Address[K], NormCoords, F.Linear);
+      T = taps(Coords[K], s32(N), Cube ? u32(tx::Clamp) : D->Address[K], NormCoords, F.Linear);
       continue;
     }
     // A dimension the fetch does not address: the layer's slice of a layered texture (the
@@ -198,12 +200,44 @@ bool footprint(u64 Handle, u32 Dims, s32 Layer, const float *Coords, bool Gather
   return true;
 }
 
+// A cube map's face and the coordinates within it of the direction (X, Y, Z), as the CUDA
+// Programming Guide's "Cubemap Textures" defines them: the face of the coordinate of largest
+// magnitude m (+x, -x, +y, -y, +z, -z: 0 to 5), addressed at ((s / m + 1) / 2, (t / m + 1) / 2)
+// with (s, t) = (-z, -y), (z, -y), (x, z), (x, -z), (x, -y), (-x, -y) on the six faces. Where two
+// magnitudes are equal (the guide leaves it open) x wins over y and y over z.
+u32 cubeFace(float X, float Y, float Z, float &U, float &V) {
+  float AX = __builtin_fabsf(X), AY = __builtin_fabsf(Y), AZ = __builtin_fabsf(Z);
+  u32 Face;
+  float M, S, T;
+  if (AX >= AY && AX >= AZ) {
+    Face = X >= 0.0f ? 0 : 1;
+    M = AX;
+    S = X >= 0.0f ? -Z : Z;
+    T = -Y;
+  } else if (AY >= AZ) {
+    Face = Y >= 0.0f ? 2 : 3;
+    M = AY;
+    S = X;
+    T = Y >= 0.0f ? Z : -Z;
+  } else {
+    Face = Z >= 0.0f ? 4 : 5;
+    M = AZ;
+    S = Z >= 0.0f ? X : -X;
+    T = -Y;
+  }
+  U = (S / M + 1.0f) * 0.5f;
+  V = (T / M + 1.0f) * 0.5f;
+  return Face;
+}
+
 } // namespace
 
 // tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.f32 d, [t, {...}] on a texture object (CUDA's tex1D,
 // tex2D, tex3D, tex1DLayered, tex2DLayered on CUDA arrays and pitched memory): the texture
 // sampled at the first Dims coordinates (in layer Layer of a layered texture), one register per
-// channel, as element() reads them. Textures that read as floats (float and half formats, 8- and
+// channel, as element() reads them. Dims 4 is tex.cube/.acube: (X, Y, Z) is a direction, and the
+// face it points to is sampled (cubeFace) with normalized, clamped coordinates, filtered within
+// the face (not across its edges). Textures that read as floats (float and half formats, 8- and
 // 16-bit integers in normalized-float read mode) are filtered linearly when the descriptor says
 // so; the others are point-sampled. A texel outside the texture under the Border address mode
 // reads the border color. A null handle or a descriptor of no known kind reads zeros.
@@ -212,7 +246,18 @@ REPTX_HELPER("reptx.tex.sample", u32x4, reptx_tex_sample,
   u32x4 Zero = {0, 0, 0, 0};
   float Coords[3] = {X, Y, Z};
   Footprint F;
-  if (!footprint(Handle, Dims, Layer, Coords, /*Gather=*/false, F))
+  bool Cube = Dims == 4;
+  if (Cube) {
+    // tex.cube/.acube (texCubemap, texCubemapLayered): the face's layer of cube Layer (the
+    // nearest cube there is), sampled in two dimensions.
+    if (!Handle)
+      return Zero;
+    u64 Cubes = reinterpret_cast<GlobalDescriptor *>(Handle)->Depth / 6;
+    s32 Index = Layer < 0 || Cubes == 0 ? 0 : u64(Layer) >= Cubes ? s32(Cubes - 1) : Layer;
+    Layer = Index * 6 + s32(cubeFace(X, Y, Z, Coords[0], Coords[1]));
+    Dims = 2;
+  }
+  if (!footprint(Handle, Dims, Layer, Coords, /*Gather=*/false, F, Cube))
     return Zero;
   if (!F.Linear)
     return F.texel(0, 0, 0);
@@ -220,7 +265,7 @@ REPTX_HELPER("reptx.tex.sample", u32x4, reptx_tex_sample,
   // (the host references compute the same sum).
   float Sum[4];
   bool First = true;
-  bool Layered = F.D->Flags & tx::Layered;
+  bool Layered = Cube || (F.D->Flags & tx::Layered);
   u32 Ny = Dims > 1 ? 2 : 1, Nz = Dims > 2 && !Layered ? 2 : 1;
   for (u32 C = 0; C < Nz; ++C)
     for (u32 B = 0; B < Ny; ++B)

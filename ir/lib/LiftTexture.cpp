@@ -6,16 +6,17 @@
 // (backend/device/Texture.cpp, Surface.cpp) read the handle's descriptor:
 // - tex.1d.v4.{f32,s32,u32}.s32 d, [t, {x}], CUDA's tex1Dfetch (element x of a texture over
 //   linear memory): @reptx.tex.1d.fetch;
-// - tex[.level|.grad].{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.f32 d, [t, {...}], CUDA's tex1D, tex2D,
-//   tex3D, tex1DLayered, tex2DLayered (and their Lod/Grad forms: textures have one level, so
-//   the level of detail and the gradients do not matter): @reptx.tex.sample;
+// - tex[.level|.grad].{1d,2d,3d,a1d,a2d,cube,acube}.v4.{f32,s32,u32}.f32 d, [t, {...}], CUDA's
+//   tex1D, tex2D, tex3D, tex1DLayered, tex2DLayered, texCubemap, texCubemapLayered (and their
+//   Lod/Grad forms: textures have one level, so the level of detail and the gradients do not
+//   matter): @reptx.tex.sample, a cube map's direction with Dims 4;
 // - tld4.{r,g,b,a}.{2d,a2d}.v4.{f32,s32,u32}.f32 d, [t, {...}], CUDA's tex2Dgather:
 //   @reptx.tex.gather;
 // - suld.b and sust.b (.1d, .2d, .3d, .a1d, .a2d; .v2/.v4 of .b8, .b16, .b32, .b64; .trap,
 //   .clamp, .zero), CUDA's surf*Read and surf*Write: @reptx.suld, @reptx.sust.
 // The fetches return the four channel registers, whose bits the texture's format and read mode
 // decide; the destination type only names them. Not lifted, each a per-kernel error naming the
-// instruction: cube maps and multisample textures, integer coordinates above one dimension,
+// instruction: multisample textures, integer coordinates above one dimension,
 // offsets, depth compare and the residency predicate, separate samplers (independent texture
 // mode), txq, suq, sured, sust.p and 256-bit surface accesses.
 #include "Lifter.h"
@@ -45,6 +46,7 @@ SmallVector<const ptx::Operand *, 4> coordinates(const ptx::Operand &C) {
 struct Geometry {
   unsigned Dims = 0;
   bool Layered = false;
+  bool Cube = false;          // .cube/.acube: Dims is 3, the direction x, y, z
   unsigned operands() const { // the coordinate vector's length
     unsigned N = Dims + (Layered ? 1 : 0);
     return N == 3 ? 4 : N; // three coordinates are written as a vector of four
@@ -62,6 +64,10 @@ Geometry geometry(const FunctionLifter &L) {
     return {1, true};
   if (L.hasMod(".a2d"))
     return {2, true};
+  if (L.hasMod(".cube"))
+    return {3, false, true};
+  if (L.hasMod(".acube"))
+    return {3, true, true};
   return {};
 }
 
@@ -199,8 +205,8 @@ Error liftTexture(FunctionLifter &L, const ptx::Instruction &I) {
   auto Types = L.types();
   bool OnlyModsKnown = llvm::all_of(I.Mods, [&](StringRef M) {
     return M == ".1d" || M == ".2d" || M == ".3d" || M == ".a1d" || M == ".a2d" || M == ".v4" ||
-           M == ".f32" || M == ".s32" || M == ".u32" ||
-           (!Gather && (M == ".level" || M == ".grad")) ||
+           (!Gather && (M == ".cube" || M == ".acube")) || M == ".f32" || M == ".s32" ||
+           M == ".u32" || (!Gather && (M == ".level" || M == ".grad")) ||
            (Gather && (M == ".r" || M == ".g" || M == ".b" || M == ".a"));
   });
   Geometry G = geometry(L);
@@ -212,8 +218,8 @@ Error liftTexture(FunctionLifter &L, const ptx::Instruction &I) {
       (Gather && G.Dims != 2))
     return L.unsupported("unsupported instruction (" + Op +
                          ", texture): only tex.1d.v4 with an s32 coordinate (tex1Dfetch), "
-                         "tex.{1d,2d,3d,a1d,a2d}.v4 and tld4.{2d,a2d}.v4 with f32 coordinates "
-                         "are lifted");
+                         "tex.{1d,2d,3d,a1d,a2d,cube,acube}.v4 and tld4.{2d,a2d}.v4 with f32 "
+                         "coordinates are lifted");
   PtxType DType = Types[0];
   // [t, c], then the level of detail (.level) or the two gradient vectors (.grad).
   unsigned Extra = L.hasMod(".level") ? 1 : L.hasMod(".grad") ? 2 : 0;
@@ -272,7 +278,9 @@ Error liftTexture(FunctionLifter &L, const ptx::Instruction &I) {
   } else {
     Function *F = L.declareIntrinsic(intrinsics::TexSample, Vec, {I64, I32, I32, F32, F32, F32},
                                      MemoryEffects::readOnly());
-    R = B.CreateCall(F, {*T, B.getInt32(G.Dims), Layer, Coords[0], Coords[1], Coords[2]});
+    // Dims 4: a cube map's direction (the helper picks the face).
+    R = B.CreateCall(F,
+                     {*T, B.getInt32(G.Cube ? 4 : G.Dims), Layer, Coords[0], Coords[1], Coords[2]});
   }
   return writeChannels(L, I.Ops[0], R, DType);
 }

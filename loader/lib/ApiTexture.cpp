@@ -2,13 +2,14 @@
 // Management") and surface objects ("Surface Object Management"). A CUDA array is a device
 // allocation with dense rows (Driver.h's ArrayMemory), which the 2D/3D copies and
 // cuMemcpy{HtoA,AtoH,DtoA,AtoD} (ApiMemory.cpp) address; layered arrays keep their layers as
-// slices; cube-map, sparse and other special arrays are not supported. cuTexObjectCreate and
+// slices, and cube maps their faces as six layers per cube; sparse and other special arrays are
+// not supported. cuTexObjectCreate and
 // cuSurfObjectCreate write the object's descriptor (reptx/backend/TextureObject.h) to device
 // memory, and the object is its device address, which the compiled kernels' texture and surface
 // instructions (backend/device/Texture.cpp, Surface.cpp) read: linear memory (tex1Dfetch),
-// pitched 2D memory and CUDA arrays (tex1D/tex2D/tex3D, layered, gathers, with the sampler state
-// of the texture descriptor), arrays for surfaces. Mipmapped arrays, resource views and sRGB
-// textures are not supported (CUDA_ERROR_NOT_SUPPORTED, logged with the reason).
+// pitched 2D memory and CUDA arrays (tex1D/tex2D/tex3D, layered, cube maps, gathers, with the
+// sampler state of the texture descriptor), arrays for surfaces. Mipmapped arrays, resource views
+// and sRGB textures are not supported (CUDA_ERROR_NOT_SUPPORTED, logged with the reason).
 #include "Driver.h"
 #include "Trace.h"
 
@@ -58,6 +59,9 @@ constexpr size_t MaxArray1D = 131072, MaxArray2D = 65536, MaxArray3D = 16384;
 // CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE{1D,2D}_LAYERED_*: a layered array's width and height, and
 // its layers.
 constexpr size_t MaxLayered = 32768, MaxLayers = 2048;
+// CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_*: a cube map's width (= height), and the layers
+// (six per cube) of a layered one.
+constexpr size_t MaxCubemap = 32768, MaxCubemapLayers = 2046;
 
 CUresult createArray(CUarray *Handle, const CUDA_ARRAY3D_DESCRIPTOR &Desc) {
   Context *C;
@@ -65,11 +69,11 @@ CUresult createArray(CUarray *Handle, const CUDA_ARRAY3D_DESCRIPTOR &Desc) {
     return R;
   if (!Handle)
     return CUDA_ERROR_INVALID_VALUE;
-  constexpr unsigned Supported =
-      CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_TEXTURE_GATHER;
+  constexpr unsigned Supported = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
+                                 CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_CUBEMAP;
   if (Desc.Flags & ~Supported) {
-    log().warn("cuArray3DCreate: array flags {:#x} are not supported by reptx (cube-map and "
-               "other special arrays)",
+    log().warn("cuArray3DCreate: array flags {:#x} are not supported by reptx (sparse, "
+               "depth-texture and other special arrays)",
                Desc.Flags & ~Supported);
     return CUDA_ERROR_NOT_SUPPORTED;
   }
@@ -79,13 +83,21 @@ CUresult createArray(CUarray *Handle, const CUDA_ARRAY3D_DESCRIPTOR &Desc) {
                int(Desc.Format));
     return CUDA_ERROR_NOT_SUPPORTED;
   }
-  // A layered array has Depth layers of one or two dimensions.
+  // A layered array has Depth layers of one or two dimensions; a cube map, six square layers (its
+  // faces), and a layered one six per cube.
   size_t W = Desc.Width, H = Desc.Height, D = Desc.Depth;
   bool Layered = Desc.Flags & CUDA_ARRAY3D_LAYERED;
-  size_t Max = Layered ? MaxLayered : D ? MaxArray3D : H ? MaxArray2D : MaxArray1D;
-  if ((Desc.NumChannels != 1 && Desc.NumChannels != 2 && Desc.NumChannels != 4) || W == 0 ||
-      W > Max || H > Max || (Layered ? D == 0 || D > MaxLayers : (D && !H) || D > Max))
+  if ((Desc.NumChannels != 1 && Desc.NumChannels != 2 && Desc.NumChannels != 4) || W == 0)
     return CUDA_ERROR_INVALID_VALUE;
+  if (Desc.Flags & CUDA_ARRAY3D_CUBEMAP) {
+    if (W != H || W > MaxCubemap || D % 6 != 0 || D == 0 ||
+        (Layered ? D > MaxCubemapLayers : D != 6))
+      return CUDA_ERROR_INVALID_VALUE;
+  } else {
+    size_t Max = Layered ? MaxLayered : D ? MaxArray3D : H ? MaxArray2D : MaxArray1D;
+    if (W > Max || H > Max || (Layered ? D == 0 || D > MaxLayers : (D && !H) || D > Max))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
   auto Rec = std::make_unique<ArrayRecord>();
   Rec->Dev = C->Dev;
   ArrayMemory &M = Rec->Memory;
@@ -228,6 +240,8 @@ CUresult sampledDescriptor(const CUDA_RESOURCE_DESC &R, const CUDA_TEXTURE_DESC 
     Out.SlicePitch = M.RowBytes * M.Height;
     if (M.Desc.Flags & CUDA_ARRAY3D_LAYERED)
       Out.Flags = tx::Layered;
+    if (M.Desc.Flags & CUDA_ARRAY3D_CUBEMAP)
+      Out.Flags = tx::Layered | tx::Cubemap;
   } else {
     const auto &P = R.res.pitch2D;
     if (!knownFormat(P.format)) {
@@ -252,6 +266,11 @@ CUresult sampledDescriptor(const CUDA_RESOURCE_DESC &R, const CUDA_TEXTURE_DESC 
   }
   if (T.flags & CU_TRSF_SRGB) {
     log().warn("cuTexObjectCreate: sRGB textures are not supported by reptx");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (T.flags & CU_TRSF_SEAMLESS_CUBEMAP) {
+    log().warn("cuTexObjectCreate: seamless cube-map filtering is not supported by reptx (it "
+               "filters within a face)");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   for (unsigned K = 0; K < 3; ++K) {

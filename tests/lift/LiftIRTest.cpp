@@ -923,6 +923,16 @@ TEST(LiftIR, SampledTextureFetchIsOneReadOnlyCall) {
       liftedIR("ld.param.u64 %rd1, [out];\n"
                "tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], %f7;");
   EXPECT_IR_HAS(Lv, "i32 2, i32 0, float ");
+  // A cube map's direction: dims 4; texCubemapLayered's cube index first.
+  std::string Cube =
+      liftedIR("ld.param.u64 %rd1, [out];\n"
+               "tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];");
+  EXPECT_IR_HAS(Cube, "i32 4, i32 0, float ");
+  EXPECT_IR_LACKS(Cube, "float 0.000000e+00)");
+  std::string ACube =
+      liftedIR("ld.param.u64 %rd1, [out];\n"
+               "tex.acube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r7, %f5, %f6, %f7}];");
+  EXPECT_IR_HAS(ACube, ", i32 4, i32 %");
 }
 
 // tex2Dgather (tld4.comp.2d): one read-only call of @reptx.tex.gather with the component's index.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -298,8 +299,37 @@ TEST_F(MemcpyForms, ArraysAreDenseRowsThatCopiesAddress) {
   Bad.Height = 0; // a depth without a height
   EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_INVALID_VALUE);
   Bad = Desc;
-  Bad.Flags = CUDA_ARRAY3D_CUBEMAP;
+  Bad.Flags = 0x10; // CUDA_ARRAY3D_DEPTH_TEXTURE
   EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_NOT_SUPPORTED);
+  // A cube map has six square faces (a layered one six per cube, at most 2046 in all).
+  CUDA_ARRAY3D_DESCRIPTOR Cube{4, 4, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
+  ASSERT_EQ(cuArray3DCreate_v2(&A, &Cube), CUDA_SUCCESS);
+  // Its textures filter within a face: seamless filtering across the edges is refused.
+  CUDA_RESOURCE_DESC Res{};
+  Res.resType = CU_RESOURCE_TYPE_ARRAY;
+  Res.res.array.hArray = A;
+  CUDA_TEXTURE_DESC Tex{};
+  Tex.filterMode = CU_TR_FILTER_MODE_LINEAR;
+  Tex.flags = CU_TRSF_NORMALIZED_COORDINATES | CU_TRSF_SEAMLESS_CUBEMAP;
+  CUtexObject T = 0;
+  EXPECT_EQ(cuTexObjectCreate(&T, &Res, &Tex, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  Tex.flags = CU_TRSF_NORMALIZED_COORDINATES;
+  ASSERT_EQ(cuTexObjectCreate(&T, &Res, &Tex, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuTexObjectDestroy(T), CUDA_SUCCESS);
+  EXPECT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
+  for (auto [W, H, D, Flags] : {std::tuple{4, 5, 6, 0},
+                                {4, 4, 5, 0},
+                                {4, 4, 12, 0},
+                                {4, 4, 14, CUDA_ARRAY3D_LAYERED},
+                                {4, 4, 2052, CUDA_ARRAY3D_LAYERED}}) {
+    Bad = {size_t(W),          size_t(H), size_t(D),
+           CU_AD_FORMAT_FLOAT, 1,         unsigned(CUDA_ARRAY3D_CUBEMAP | Flags)};
+    EXPECT_EQ(cuArray3DCreate_v2(&A, &Bad), CUDA_ERROR_INVALID_VALUE) << W << " " << H << " " << D;
+  }
+  Cube.Depth = 18;
+  Cube.Flags |= CUDA_ARRAY3D_LAYERED;
+  ASSERT_EQ(cuArray3DCreate_v2(&A, &Cube), CUDA_SUCCESS);
+  EXPECT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
   // A layered array has Depth layers, of one dimension when Height is 0 (but at least one).
   CUDA_ARRAY3D_DESCRIPTOR Layers{8, 0, 3, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED};
   ASSERT_EQ(cuArray3DCreate_v2(&A, &Layers), CUDA_SUCCESS);

@@ -140,6 +140,8 @@ struct Sampled {
   unsigned Address[3] = {tx::Clamp, tx::Clamp, tx::Clamp};
   bool LinearFilter = false, NormalizedCoords = false;
   bool Layered = false; // D counts layers; the fetch is tex.a1d/a2d with a layer coordinate
+  // A cube map (Dims 3, W == H, D = 6 layers per cube: tex.cube, or tex.acube when Layered too).
+  bool Cube = false;
   float Border[4] = {0, 0, 0, 0};
   std::vector<uint8_t> Elements; // W * H * D elements, densely
   size_t elementBytes() const { return size_t(Channels) * tx::channelBytes(Format); }
@@ -280,6 +282,32 @@ std::vector<u64> sampleRef(const Sampled &T, const std::vector<float> &Coords, i
   return Out;
 }
 
+// CUDA Programming Guide, "Cubemap Textures": the face of direction (X, Y, Z) is that of its
+// coordinate of largest magnitude m (+x, -x, +y, -y, +z, -z: 0 to 5), addressed with normalized
+// coordinates ((s / m + 1) / 2, (t / m + 1) / 2), (s, t) being (-z, -y), (z, -y), (x, z), (x, -z),
+// (x, -y), (-x, -y) on the six faces; cube Layer (the nearest there is) is layers 6 Layer to
+// 6 Layer + 5. Sampled within the face, clamped at its edges.
+std::vector<u64> cubeRef(const Sampled &T, const std::vector<float> &Dir, int64_t Layer) {
+  float X = Dir[0], Y = Dir[1], Z = Dir[2];
+  float AX = std::fabs(X), AY = std::fabs(Y), AZ = std::fabs(Z), M, S, Tc;
+  int64_t Face;
+  if (AX > AY && AX > AZ) {
+    Face = X >= 0 ? 0 : 1, M = AX, S = X >= 0 ? -Z : Z, Tc = -Y;
+  } else if (AY > AX && AY > AZ) {
+    Face = Y >= 0 ? 2 : 3, M = AY, S = X, Tc = Y >= 0 ? Z : -Z;
+  } else {
+    Face = Z >= 0 ? 4 : 5, M = AZ, S = Z >= 0 ? X : -X, Tc = -Y;
+  }
+  Sampled F = T;
+  F.Cube = false;
+  F.Dims = 2;
+  F.Layered = true;
+  F.NormalizedCoords = true;
+  F.Address[0] = F.Address[1] = F.Address[2] = tx::Clamp;
+  int64_t Cube = std::clamp<int64_t>(Layer, 0, T.D / 6 - 1);
+  return sampleRef(F, {(S / M + 1.0f) * 0.5f, (Tc / M + 1.0f) * 0.5f, 0.0f}, Cube * 6 + Face);
+}
+
 // tld4 (PTX ISA 9.7.10.4): channel Comp of the bilinear footprint's four texels, counter-clockwise
 // from the lower left: (i0, j1), (i1, j1), (i1, j0), (i0, j0).
 std::vector<u64> gatherRef(const Sampled &T, const std::vector<float> &Coords, int64_t Layer,
@@ -318,7 +346,7 @@ Case sample(std::string Name, std::string DType, Sampled T, std::vector<std::vec
     Bytes += (Bytes.empty() ? "" : ", ") + std::to_string(B);
   unsigned Flags = (T.NormalizedRead ? tx::ReadNormalizedFloat : 0) |
                    (T.NormalizedCoords ? tx::NormalizedCoordinates : 0) |
-                   (T.Layered ? tx::Layered : 0);
+                   (T.Layered || T.Cube ? tx::Layered : 0) | (T.Cube ? tx::Cubemap : 0);
   auto Pair = [](u64 Lo, u64 Hi) { return std::to_string(Lo | Hi << 32); };
   std::vector<std::string> Words = {
       "$data",
@@ -351,7 +379,8 @@ Case sample(std::string Name, std::string DType, Sampled T, std::vector<std::vec
   std::string Vec;
   for (const std::string &X : Xs)
     Vec += (Vec.empty() ? "" : ", ") + X;
-  std::string Geometry = std::string(T.Layered ? "a" : "") + std::to_string(T.Dims) + "d";
+  std::string Geometry = std::string(T.Layered ? "a" : "") +
+                         (T.Cube ? std::string("cube") : std::to_string(T.Dims) + "d");
   std::string Op = How.Kind == Fetch::Gather  ? "tld4." + std::string(1, "rgba"[How.Comp]) + "."
                    : How.Kind == Fetch::Level ? "tex.level."
                                               : "tex.";
@@ -375,7 +404,9 @@ Case sample(std::string Name, std::string DType, Sampled T, std::vector<std::vec
     std::vector<float> X(3, 0.0f);
     for (unsigned K = 0; K < T.Dims; ++K)
       X[K] = asF32(uint32_t(Row[First + K]));
-    return How.Kind == Fetch::Gather ? gatherRef(T, X, Layer, How.Comp) : sampleRef(T, X, Layer);
+    return How.Kind == Fetch::Gather ? gatherRef(T, X, Layer, How.Comp)
+           : T.Cube                  ? cubeRef(T, X, Layer)
+                                     : sampleRef(T, X, Layer);
   });
   return C;
 }
@@ -702,6 +733,37 @@ void addTextureCases(CaseList &L) {
     U.Address[0] = tx::Border;
     L.push_back(sample("tex.a2d.v4.f32.f32.uchar4.normalized.linear.border", "f32", U,
                        coordinates(2, {3, 2, 1}, false), {}, {0, 1, 9}));
+  }
+  {
+    // Cube maps (texCubemap, texCubemapLayered): directions into each face at points between its
+    // texels and near its edges, some scaled, none on a tie between two coordinates' magnitudes.
+    std::vector<std::vector<float>> Dirs;
+    for (int Face = 0; Face < 6; ++Face)
+      for (float U : {0.2f, 0.7f, 0.97f})
+        for (float V : {0.3f, 0.8f, 0.02f})
+          for (float M : {1.0f, 3.5f}) {
+            float S = (2 * U - 1) * M, T = (2 * V - 1) * M;
+            const float Dir[6][3] = {{M, -T, -S}, {-M, -T, S}, {S, M, T},
+                                     {S, -M, -T}, {S, -T, M},  {-S, -T, -M}};
+            Dirs.push_back({Dir[Face][0], Dir[Face][1], Dir[Face][2]});
+          }
+    std::vector<float> Faces;
+    for (int I = 0; I < 6 * 4; ++I)
+      Faces.push_back(float(I / 4 * 10 + I % 4));
+    Sampled T = Tex(Float, 1, false, {}, 3, 2, 2, 6);
+    T.Elements.resize(Faces.size() * 4);
+    std::memcpy(T.Elements.data(), Faces.data(), T.Elements.size());
+    T.Cube = true;
+    L.push_back(sample("tex.cube.v4.f32.f32.float1", "f32", T, Dirs));
+    Sampled U = Tex(UInt8, 4, true, {}, 3, 3, 3, 12);
+    for (unsigned I = 0; I < 3 * 3 * 12 * 4; ++I)
+      U.Elements.push_back(uint8_t(I * 37 + 11));
+    U.Cube = true;
+    U.Layered = true;
+    U.LinearFilter = true;
+    U.Address[0] = tx::Border; // a cube map clamps at its faces' edges, whatever the mode
+    L.push_back(
+        sample("tex.acube.v4.f32.f32.uchar4.normalized.linear", "f32", U, Dirs, {}, {0, 1, 5, -1}));
   }
   {
     // tex2Dgather: each component of the bilinear footprint, whatever the filter mode; and

@@ -1,13 +1,14 @@
-// Sampled textures: CUDA arrays (cudaMallocArray, cudaMalloc3DArray, layered too) filled by
-// cudaMemcpy2DToArray and cudaMemcpy3D, and pitched memory (cudaMallocPitch), read by tex1D, tex2D,
-// tex3D, tex2DLayered, tex2DLod and tex2Dgather with point and linear filtering, unnormalized and
-// normalized coordinates, and the clamp, wrap, mirror and border address modes. Every sample is
-// checked against a host computation of the CUDA Programming Guide's "Texture Fetching" appendix: a
-// normalized coordinate wrapped (x - floor(x)) or mirrored and scaled by the size; point sampling
-// reads texel floor(x); linear filtering blends texels floor(x - 0.5) and the next with the weight
-// frac(x - 0.5) in 9-bit fixed point with 8 fractional bits (reptx rounds it to nearest, not yet
-// checked on NVIDIA hardware); out-of-range texels are clamped, repeated, mirrored or read as the
-// border color. Also the array copied back and its description.
+// Sampled textures: CUDA arrays (cudaMallocArray, cudaMalloc3DArray, layered and cube-map too)
+// filled by cudaMemcpy2DToArray and cudaMemcpy3D, and pitched memory (cudaMallocPitch), read by
+// tex1D, tex2D, tex3D, tex2DLayered, tex2DLod, tex2Dgather, texCubemap and texCubemapLayered with
+// point and linear filtering, unnormalized and normalized coordinates, and the clamp, wrap, mirror
+// and border address modes. Every sample is checked against a host computation of the CUDA
+// Programming Guide's "Texture Fetching" appendix: a normalized coordinate wrapped (x - floor(x))
+// or mirrored and scaled by the size; point sampling reads texel floor(x); linear filtering blends
+// texels floor(x - 0.5) and the next with the weight frac(x - 0.5) in 9-bit fixed point with 8
+// fractional bits (reptx rounds it to nearest, not yet checked on NVIDIA hardware); out-of-range
+// texels are clamped, repeated, mirrored or read as the border color. Also the array copied back
+// and its description.
 #include "check.h"
 #include <cmath>
 #include <cstdint>
@@ -120,6 +121,13 @@ __global__ void sampleLod(cudaTextureObject_t t, const float4 *x, float *out, in
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     out[i] = tex2DLod<float>(t, x[i].x, x[i].y, x[i].z);
+}
+// x[i].w is the cube of a layered cube map (texCubemapLayered), or -1 for texCubemap.
+__global__ void sampleCube(cudaTextureObject_t t, const float4 *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = x[i].w < 0 ? texCubemap<float>(t, x[i].x, x[i].y, x[i].z)
+                        : texCubemapLayered<float>(t, x[i].x, x[i].y, x[i].z, int(x[i].w));
 }
 __global__ void sample3D(cudaTextureObject_t t, const float4 *x, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -457,6 +465,68 @@ int main() {
     }
     CHECK(cudaDestroyTextureObject(t));
     CHECK(cudaFreeArray(al));
+  }
+
+  // Cube maps of 4 x 4 faces, one cube and three layered, point-sampled and filtered within a
+  // face (CUDA Programming Guide, "Cubemap Textures": the face of the direction's coordinate of
+  // largest magnitude m, +x, -x, +y, -y, +z, -z, addressed at ((s / m + 1) / 2, (t / m + 1) / 2)
+  // with (s, t) = (-z, -y), (z, -y), (x, z), (x, -z), (x, -y), (-x, -y)). Directions into every
+  // face, none on a tie between two magnitudes.
+  for (bool layered : {false, true}) {
+    const int CW = 4, Cubes = layered ? 3 : 1, Layers = 6 * Cubes;
+    std::vector<float> faces(CW * CW * Layers);
+    for (int i = 0; i < CW * CW * Layers; ++i)
+      faces[i] = float((i * 29) % 83) * 0.25f - 7.0f;
+    cudaArray_t acube;
+    CHECK(cudaMalloc3DArray(&acube, &fdesc, make_cudaExtent(CW, CW, Layers),
+                            cudaArrayCubemap | (layered ? cudaArrayLayered : 0)));
+    cudaMemcpy3DParms pc;
+    std::memset(&pc, 0, sizeof(pc));
+    pc.srcPtr = make_cudaPitchedPtr(faces.data(), CW * sizeof(float), CW, CW);
+    pc.dstArray = acube;
+    pc.extent = make_cudaExtent(CW, CW, Layers);
+    pc.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&pc));
+    for (bool linear : {false, true}) {
+      Sampler CS;
+      CS.Size[0] = CS.Size[1] = CW;
+      CS.Linear = linear;
+      CS.Normalized = true;
+      cudaTextureObject_t t = textureOf(arrayResource(acube), CS, cudaReadModeElementType);
+      std::vector<float4> X;
+      for (int cube = 0; cube < Cubes; ++cube)
+        for (int face = 0; face < 6; ++face)
+          for (float u = 0.05f; u < 1.0f; u += 0.137f)
+            for (float v = 0.03f; v < 1.0f; v += 0.211f) {
+              float m = 1.0f + 0.75f * float(face), s = (2 * u - 1) * m, tt = (2 * v - 1) * m;
+              const float d[6][3] = {{m, -tt, -s}, {-m, -tt, s}, {s, m, tt},
+                                     {s, -m, -tt}, {s, -tt, m},  {-s, -tt, -m}};
+              X.push_back({d[face][0], d[face][1], d[face][2], layered ? float(cube) : -1.0f});
+            }
+      std::vector<float> got = run<float4, decltype(&sampleCube), float>(sampleCube, t, X);
+      for (size_t i = 0; i < X.size(); ++i) {
+        float x = X[i].x, y = X[i].y, z = X[i].z, ax = std::fabs(x), ay = std::fabs(y),
+              az = std::fabs(z), m, s, tt;
+        int face;
+        if (ax > ay && ax > az)
+          face = x >= 0 ? 0 : 1, m = ax, s = x >= 0 ? -z : z, tt = -y;
+        else if (ay > az)
+          face = y >= 0 ? 2 : 3, m = ay, s = x, tt = y >= 0 ? z : -z;
+        else
+          face = z >= 0 ? 4 : 5, m = az, s = z >= 0 ? x : -x, tt = -y;
+        int layer = (layered ? int(X[i].w) : 0) * 6 + face;
+        float uv[2] = {(s / m + 1.0f) * 0.5f, (tt / m + 1.0f) * 0.5f};
+        auto faceTexel = [&](long a, long b, long, int) {
+          return faces[(size_t(layer) * CW + b) * CW + a];
+        };
+        float want = sampleRef(CS, 2, uv, 0, faceTexel);
+        EXPECT(same(got[i], want), "%s%s at (%g, %g, %g) cube %g: %.9g, expected %.9g",
+               layered ? "texCubemapLayered" : "texCubemap", linear ? " linear" : "", x, y, z,
+               X[i].w, got[i], want);
+      }
+      CHECK(cudaDestroyTextureObject(t));
+    }
+    CHECK(cudaFreeArray(acube));
   }
 
   // A 1D array, normalized coordinates, wrapped.

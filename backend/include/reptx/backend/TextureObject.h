@@ -45,6 +45,9 @@ enum Flags : unsigned {
   // A layered CUDA array (CUDA_ARRAY3D_LAYERED): depth counts layers, and a layered fetch reads
   // one of them, filtering within it.
   Layered = 4,
+  // A cube map (CUDA_ARRAY3D_CUBEMAP), layered too: six layers per cube, one per face in
+  // CUarray_cubemap_face order (+x, -x, +y, -y, +z, -z).
+  Cubemap = 8,
 };
 
 /// CUaddress_mode: what a coordinate outside the texture reads. Wrap and Mirror apply to
