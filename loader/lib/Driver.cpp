@@ -170,7 +170,7 @@ void Driver::releaseResources(Context *C) {
 namespace {
 
 /// Takes a compile's result into L (under L.M): its failures, and its code object loaded on the
-/// device, as the whole module's (Whole) or as the code object of the one kernel asked for.
+/// device, as the whole module's (CM.WholeModule) or as the code object of Kernel alone.
 CUresult install(Library &L, Device &D, CompiledModule &CM, llvm::StringRef Kernel,
                  std::chrono::steady_clock::time_point Start) {
   for (auto &[Name, Message] : CM.Failures) {
