@@ -39,7 +39,7 @@ struct ModuleSource {
   std::string PtxasOptions; // the options string of its fatbin entry ("" for a .ptx file)
   /// When not empty, what a compile of some kernels (compile's Sel) parses instead of Ptx: Ptx
   /// without the other kernels (ptx::withoutKernels). The key is Ptx's either way.
-  std::string CompileText;
+  std::string CompileText{};
 };
 
 /// Whether the PTX relies on its warps making progress independently of each other within a
