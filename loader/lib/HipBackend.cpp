@@ -19,6 +19,13 @@
 #include <optional>
 #include <set>
 
+// hsa.h's agent handle under its own tag, so that the types of the HSA functions called through
+// pointers here are the runtime's (UBSan's function check compares them with an instrumented
+// runtime's, such as the tests' fake_hsa.c).
+struct hsa_agent_s {
+  uint64_t handle;
+};
+
 namespace reptx::loader {
 namespace {
 
@@ -137,9 +144,7 @@ constexpr unsigned HostRegisterMapped = 2; // hipHostRegisterMapped
 // The HSA runtime's C interface (hsa.h, hsa_ext_amd.h), as far as it is read here: the GPU
 // agents' processor name and compute units. hipDeviceProp_t has them too, but its layout differs
 // between ROCm releases; HSA's agent queries are the same in all.
-struct HsaAgent {
-  uint64_t Handle;
-};
+using HsaAgent = ::hsa_agent_s;
 using HsaStatus = int;
 constexpr HsaStatus HsaSuccess = 0, HsaInfoBreak = 1;   // HSA_STATUS_SUCCESS, _INFO_BREAK
 constexpr int HsaAgentInfoName = 0;                     // HSA_AGENT_INFO_NAME: char[64]

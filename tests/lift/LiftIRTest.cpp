@@ -880,10 +880,14 @@ TEST(LiftIR, Tex1dFetchOnATextureObjectIsOneReadOnlyCall) {
   EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %r6}];"),
                 "ERROR: t.ptx:");
   EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5, %r6}];"),
-                "only tex.1d.v4 with an s32 coordinate (tex1Dfetch), tex.{1d,2d,3d,a1d,a2d}.v4 "
-                "and tld4.{2d,a2d}.v4 with f32 coordinates are lifted");
-  EXPECT_IR_HAS(liftedIR("tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];"),
+                "only tex.1d.v4 with an s32 coordinate (tex1Dfetch), "
+                "tex.{1d,2d,3d,a1d,a2d,cube,acube}.v4 and tld4.{2d,a2d}.v4 with f32 coordinates "
+                "are lifted");
+  EXPECT_IR_HAS(liftedIR("tex.2dms.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r5, %r6, %r6}];"),
                 "only tex.1d.v4 with an s32 coordinate");
+  EXPECT_IR_HAS(
+      liftedIR("tld4.r.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];"),
+      "only tex.1d.v4 with an s32 coordinate");
   EXPECT_IR_HAS(liftedIR("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];"),
                 "a coordinate vector of 1 where the geometry has 2");
   EXPECT_IR_HAS(liftedIR("txq.width.b32 %r1, [%rd1];"), "unsupported instruction (txq, texture)");

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
+/* Named as hsa.h names it: the function types must be the caller's (UBSan checks them). */
+typedef struct hsa_agent_s {
   uint64_t handle;
 } hsa_agent_t;
 
