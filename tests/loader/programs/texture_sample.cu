@@ -178,6 +178,17 @@ std::vector<float4> coordinates(const Sampler &S, int Dims, int PerDim) {
 
 bool same(float a, float b) { return std::memcmp(&a, &b, 4) == 0; }
 
+// Dense floats, w x h x d (d slices or layers), into an array by cudaMemcpy3D.
+void copyToArray(cudaArray_t a, std::vector<float> &data, int w, int h, int d) {
+  cudaMemcpy3DParms p;
+  std::memset(&p, 0, sizeof(p));
+  p.srcPtr = make_cudaPitchedPtr(data.data(), w * sizeof(float), w, h);
+  p.dstArray = a;
+  p.extent = make_cudaExtent(w, h, d);
+  p.kind = cudaMemcpyHostToDevice;
+  CHECK(cudaMemcpy3D(&p));
+}
+
 template <class T, class K, class Out>
 std::vector<Out> run(K kernel, cudaTextureObject_t t, const std::vector<T> &x) {
   T *dx = toDevice(x);
@@ -357,13 +368,7 @@ int main() {
     vol[i] = float((i * 37) % 101) * 0.25f - 12.0f;
   cudaArray_t a3;
   CHECK(cudaMalloc3DArray(&a3, &fdesc, make_cudaExtent(VW, VH, VD)));
-  cudaMemcpy3DParms p3;
-  std::memset(&p3, 0, sizeof(p3));
-  p3.srcPtr = make_cudaPitchedPtr(vol.data(), VW * sizeof(float), VW, VH);
-  p3.dstArray = a3;
-  p3.extent = make_cudaExtent(VW, VH, VD);
-  p3.kind = cudaMemcpyHostToDevice;
-  CHECK(cudaMemcpy3D(&p3));
+  copyToArray(a3, vol, VW, VH, VD);
   Sampler VS;
   VS.Size[0] = VW;
   VS.Size[1] = VH;
@@ -437,13 +442,7 @@ int main() {
       lay[i] = float((i * 53) % 97) * 0.5f - 20.0f;
     cudaArray_t al;
     CHECK(cudaMalloc3DArray(&al, &fdesc, make_cudaExtent(LW, LH, LN), cudaArrayLayered));
-    cudaMemcpy3DParms pl;
-    std::memset(&pl, 0, sizeof(pl));
-    pl.srcPtr = make_cudaPitchedPtr(lay.data(), LW * sizeof(float), LW, LH);
-    pl.dstArray = al;
-    pl.extent = make_cudaExtent(LW, LH, LN);
-    pl.kind = cudaMemcpyHostToDevice;
-    CHECK(cudaMemcpy3D(&pl));
+    copyToArray(al, lay, LW, LH, LN);
     Sampler LS;
     LS.Size[0] = LW;
     LS.Size[1] = LH;
@@ -480,13 +479,7 @@ int main() {
     cudaArray_t acube;
     CHECK(cudaMalloc3DArray(&acube, &fdesc, make_cudaExtent(CW, CW, Layers),
                             cudaArrayCubemap | (layered ? cudaArrayLayered : 0)));
-    cudaMemcpy3DParms pc;
-    std::memset(&pc, 0, sizeof(pc));
-    pc.srcPtr = make_cudaPitchedPtr(faces.data(), CW * sizeof(float), CW, CW);
-    pc.dstArray = acube;
-    pc.extent = make_cudaExtent(CW, CW, Layers);
-    pc.kind = cudaMemcpyHostToDevice;
-    CHECK(cudaMemcpy3D(&pc));
+    copyToArray(acube, faces, CW, CW, Layers);
     for (bool linear : {false, true}) {
       Sampler CS;
       CS.Size[0] = CS.Size[1] = CW;
