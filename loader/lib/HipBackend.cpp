@@ -231,8 +231,8 @@ public:
   }
   /// Registered (and pinned) host memory: hipHostRegister with hipHostRegisterMapped, kept only
   /// when the runtime maps it at its own address, which is what the loader promises kernels
-  /// (unified addressing); otherwise it is unregistered again and the error says why. Read-only
-  /// registrations are registered read-write (ROCm 5 has no read-only flag).
+  /// (unified addressing); otherwise it is unregistered again and the error says why. A read-only
+  /// registration is registered read-write: kernels that keep to it see no difference.
   Error mapHost(void *Host, uint64_t Size, bool ReadOnly) override {
     (void)ReadOnly;
     if (Error E = check(Api.HostRegister(Host, Size, HostRegisterMapped), "hipHostRegister"))
