@@ -137,13 +137,22 @@ cache::Key Compiler::key(const ModuleSource &M, const Target &T) const {
   return K;
 }
 
-cache::Key Compiler::key(const ModuleSource &M, const Target &T,
-                         const backend::KernelSelection &Sel) const {
-  cache::Key K = key(M, T);
-  K.Kernel = llvm::join(Sel.Only, ","); // a kernel-level entry (cache/README.md, "Granularity")
+namespace {
+
+/// The key of some kernels of the module whose own key is K: a kernel-level entry
+/// (cache/README.md, "Granularity").
+cache::Key selectionKey(cache::Key K, const backend::KernelSelection &Sel) {
+  K.Kernel = llvm::join(Sel.Only, ",");
   if (!Sel.Exclude.empty())
     K.Options.emplace_back("without-kernels", llvm::join(Sel.Exclude, ","));
   return K;
+}
+
+} // namespace
+
+cache::Key Compiler::key(const ModuleSource &M, const Target &T,
+                         const backend::KernelSelection &Sel) const {
+  return selectionKey(key(M, T), Sel);
 }
 
 Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T,
@@ -157,7 +166,7 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T,
   cache::Key Whole = key(M, T);
   // Some kernels only: the whole module's entry (pre-warmed, or compiled before) serves as well.
   bool Some = !Sel.Only.empty() || !Sel.Exclude.empty();
-  cache::Key K = Some ? key(M, T, Sel) : Whole;
+  cache::Key K = Some ? selectionKey(Whole, Sel) : Whole; // the PTX hashed and scanned once
   auto Hit = [&](const cache::Key &Of, cache::Entry &&E, Result::Origin From) {
     Result R = fromEntry(std::move(E));
     R.From = From;
