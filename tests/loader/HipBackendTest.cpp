@@ -51,6 +51,13 @@ protected:
           "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "REPTX_ARCH"})
       unsetenv(V);
   }
+  // createHipBackend, its reason for failing reported.
+  static std::unique_ptr<ExecBackend> backend() {
+    std::string Why;
+    auto B = createHipBackend(Why);
+    EXPECT_NE(B, nullptr) << Why;
+    return B;
+  }
   void *Handle = nullptr, *Hsa = nullptr;
   const char *(*Calls)() = nullptr;
   void (*Reset)() = nullptr;
@@ -166,28 +173,27 @@ TEST_F(HipBackendTest, ProcessorAndComputeUnitsFromHsa) {
   EXPECT_EQ((*Gpus)[1].ComputeUnits, 304u);
   EXPECT_EQ(HsaOpen(), 0); // every hsa_init matched by an hsa_shut_down
 
-  std::string Why;
-  auto B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  auto B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_EQ(B->arch(), "gfx1100");
   EXPECT_EQ(B->computeUnits(), 96u);
   EXPECT_EQ(B->deviceName(), "reptx on Fake AMD GPU (gfx1100)");
   // HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES) makes another GPU HIP's device 0.
   setenv("HIP_VISIBLE_DEVICES", "1,0", 1);
-  B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_EQ(B->arch(), "gfx942");
   EXPECT_EQ(B->computeUnits(), 304u);
   unsetenv("HIP_VISIBLE_DEVICES");
   setenv("CUDA_VISIBLE_DEVICES", "1", 1);
-  B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_EQ(B->arch(), "gfx942");
   unsetenv("CUDA_VISIBLE_DEVICES");
   // REPTX_ARCH names the processor instead; the compute units are still the GPU's.
   setenv("REPTX_ARCH", "gfx90a", 1);
-  B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_EQ(B->arch(), "gfx90a");
   EXPECT_EQ(B->computeUnits(), 96u);
   EXPECT_EQ(HsaOpen(), 0);
@@ -200,9 +206,8 @@ TEST_F(HipBackendTest, WithoutHsaTheProcessorIsGfx942) {
   ASSERT_FALSE(bool(Gpus));
   EXPECT_EQ(llvm::toString(Gpus.takeError()),
             "no HSA runtime (/nonexistent/libhsa-runtime64.so.1 not found)");
-  std::string Why;
-  auto B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  auto B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_EQ(B->arch(), "gfx942");
   EXPECT_EQ(B->computeUnits(), 80u);
 
@@ -215,13 +220,13 @@ TEST_F(HipBackendTest, WithoutHsaTheProcessorIsGfx942) {
   unsetenv("FAKE_HSA_INIT_FAILS");
   // A device index past HSA's GPUs (or a UUID, which is not an index: device 0).
   setenv("HIP_VISIBLE_DEVICES", "3", 1);
-  B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_EQ(B->arch(), "gfx942");
   setenv("HIP_VISIBLE_DEVICES", "GPU-8a2c64f2", 1);
   EXPECT_EQ(hipDeviceZeroIndex(), 0u);
-  B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_EQ(B->arch(), "gfx1030");
   EXPECT_EQ(B->computeUnits(), 40u);
   EXPECT_EQ(HsaOpen(), 0);
@@ -229,9 +234,8 @@ TEST_F(HipBackendTest, WithoutHsaTheProcessorIsGfx942) {
 
 TEST_F(HipBackendTest, ManagedAndRegisteredMemory) {
   setenv("FAKE_HIP_DEVICES", "1", 1);
-  std::string Why;
-  auto B = createHipBackend(Why);
-  ASSERT_NE(B, nullptr) << Why;
+  auto B = backend();
+  ASSERT_NE(B, nullptr);
   EXPECT_TRUE(B->managedMemory());
   EXPECT_FALSE(B->hostAccessibleVariables()); // module variables are hipModuleGetGlobal's
   Reset();
