@@ -188,7 +188,7 @@ Expected<Result> Compiler::compile(const ModuleSource &M, const Target &T,
       }
   }
 
-  backend::PtxModule PM{M.Name, Some && !M.CompileText.empty() ? M.CompileText : M.Ptx};
+  backend::PtxModule PM{M.Name, Some && M.CompileText ? M.CompileText() : M.Ptx};
   backend::CompileOptions CO;
   CO.Arch = T.Arch;
   CO.CodeObjectVersion = T.CodeObjectVersion;

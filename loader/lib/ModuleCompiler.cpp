@@ -90,8 +90,10 @@ llvm::Expected<CompiledModule> compilePtxModule(llvm::StringRef Name, llvm::Stri
   backend::KernelSelection Sel;
   Sel.Only = Only;
   if (!Only.empty() && Parsed)
-    S.CompileText = ptx::withoutKernels(
-        *Parsed, [&](llvm::StringRef K) { return llvm::is_contained(Only, K); });
+    S.CompileText = [&] {
+      return ptx::withoutKernels(*Parsed,
+                                 [&](llvm::StringRef K) { return llvm::is_contained(Only, K); });
+    };
   auto R = C->compile(S, T, Sel);
   if (!R)
     return R.takeError();

@@ -248,7 +248,7 @@ TEST_F(DriverTest, SomeKernelsHaveTheirOwnEntryUnlessTheWholeModuleIsCached) {
   // The text a selection is compiled from (ptx::withoutKernels) is not part of the key; one that
   // does not parse gives way to the module's own text.
   driver::ModuleSource Cut = S;
-  Cut.CompileText = "not PTX";
+  Cut.CompileText = [] { return std::string("not PTX"); };
   EXPECT_EQ(C->key(Cut, T, Last).digest(), Some->KeyDigest);
   auto Fresh0 = make(path("fresh0"));
   auto FromBadCut = Fresh0->compile(Cut, T, Last);

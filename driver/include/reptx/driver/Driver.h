@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,9 +38,10 @@ struct ModuleSource {
   std::string Name;         // for messages: a file name, "libfoo.so.c3.e1.sm_80"
   std::string Ptx;          // the exact PTX text
   std::string PtxasOptions; // the options string of its fatbin entry ("" for a .ptx file)
-  /// When not empty, what a compile of some kernels (compile's Sel) parses instead of Ptx: Ptx
-  /// without the other kernels (ptx::withoutKernels). The key is Ptx's either way.
-  std::string CompileText{};
+  /// When set, makes what a compile of some kernels (compile's Sel) parses instead of Ptx: Ptx
+  /// without the other kernels (ptx::withoutKernels). Called only on a cache miss; the key is
+  /// Ptx's either way.
+  std::function<std::string()> CompileText{};
 };
 
 /// Whether the PTX relies on its warps making progress independently of each other within a
