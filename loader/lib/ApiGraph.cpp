@@ -341,7 +341,7 @@ CUresult runGraph(const Graph &G, CUstream S, Context *C) {
       R = runFill(N->Fill, C);
       break;
     case CU_GRAPH_NODE_TYPE_HOST:
-      printfDrain(*C->Dev); // the node's dependencies have completed
+      contextSynchronize(C); // the node's dependencies have completed (and printed)
       N->Host.fn(N->Host.userData);
       break;
     case CU_GRAPH_NODE_TYPE_GRAPH:
@@ -352,7 +352,7 @@ CUresult runGraph(const Graph &G, CUstream S, Context *C) {
       break;
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
       if (asEvent(reinterpret_cast<CUevent>(N->Ev)))
-        recordEvent(N->Ev);
+        R = recordEvent(N->Ev, C);
       break;
     case CU_GRAPH_NODE_TYPE_MEM_FREE:
       // The graph's own allocations stay until the graph goes; another allocation is freed.

@@ -60,8 +60,14 @@ CUresult copy(Context *C, uint64_t Dst, uint64_t Src, size_t N, bool DstDev, boo
     E = B.copyToDevice(Dst, reinterpret_cast<const void *>(Src), N);
   else if (SrcDev)
     E = B.copyToHost(reinterpret_cast<void *>(Dst), Src, N);
-  else
+  else {
+    // Host memory on both sides, which kernels may access too (pinned or registered memory):
+    // on an asynchronous device the kernels before the copy finish first.
+    if (B.asynchronous())
+      if (CUresult R = contextSynchronize(C))
+        return R;
     std::memmove(reinterpret_cast<void *>(Dst), reinterpret_cast<const void *>(Src), N);
+  }
   return fromError(std::move(E), "memory copy");
 }
 
@@ -1424,8 +1430,8 @@ static CUresult hostFunc(CUstream S, CUhostFn Fn, void *Data) {
     N->Host = {Fn, Data};
     return capture(S, std::move(N));
   }
-  printfDrain(*C->Dev);
-  Fn(Data); // all earlier work of the stream has completed
+  contextSynchronize(C); // all earlier work of the stream has completed (and printed)
+  Fn(Data);
   return CUDA_SUCCESS;
 }
 CUresult cuLaunchHostFunc(CUstream S, CUhostFn Fn, void *Data) {
@@ -1448,8 +1454,8 @@ static CUresult addCallback(CUstream S, CUstreamCallback Fn, void *Data, unsigne
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = captureRefuses(S))
     return R;
-  printfDrain(*C->Dev);
-  Fn(S, C->Sticky.load(), Data);
+  CUresult Status = contextSynchronize(C); // the earlier work has completed (and printed)
+  Fn(S, Status, Data);
   return CUDA_SUCCESS;
 }
 CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData,
@@ -1618,9 +1624,10 @@ CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) {
 
 // Stream memory operations ("Stream Memory Operations"): a write of a 32- or 64-bit value, and
 // a wait until the value at an address meets a condition. Every earlier operation of the stream
-// has completed at the call, so a write is immediate; a wait that another thread's write must
-// release polls the value (for at most 10 seconds: on a device that runs one operation at a time
-// a condition that only later work of another stream could meet would never be met).
+// has completed at the call (on HIP once it has been waited for), so a write is immediate; a wait
+// that another thread's write must release polls the value (for at most 10 seconds: on a device
+// that runs one operation at a time a condition that only later work of another stream could meet
+// would never be met).
 template <typename T>
 static CUresult memoryWord(Context *C, CUdeviceptr Addr, T *Value, bool Write) {
   if (!Addr || Addr % sizeof(T))
@@ -1631,6 +1638,11 @@ static CUresult memoryWord(Context *C, CUdeviceptr Addr, T *Value, bool Write) {
                            : B.copyToHost(Value, Addr, sizeof(T)),
                      "stream memory operation");
   auto *P = reinterpret_cast<volatile T *>(Addr); // registered host memory
+  // A write follows the stream's earlier work: on an asynchronous device, once it has finished.
+  // (A wait polls the value, which running kernels may be about to write.)
+  if (Write && B.asynchronous())
+    if (CUresult R = contextSynchronize(C))
+      return R;
   if (Write)
     *P = *Value;
   else
@@ -1898,6 +1910,8 @@ CUresult cuEventDestroy_v2(CUevent E) {
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (Ev->Device)
+    Ev->Backend->destroyEvent(Ev->Device);
   Ev->T = Tag{};
   delete Ev;
   return CUDA_SUCCESS;
@@ -1917,8 +1931,7 @@ static CUresult eventRecord(CUevent E, CUstream S) {
   bool Handled = false; // recorded in a capture
   if (CUresult R = captureEventRecord(S, Ev, Handled); R || Handled)
     return R;
-  recordEvent(Ev);
-  return CUDA_SUCCESS;
+  return recordEvent(Ev, C);
 }
 CUresult cuEventRecord(CUevent E, CUstream S) {
   REPTX_TRACE(cuEventRecord, E, S);
@@ -1940,8 +1953,8 @@ CUresult cuEventRecordWithFlags_ptsz(CUevent E, CUstream S, unsigned int Flags) 
 }
 
 // cuCtxRecordEvent / cuCtxWaitEvent (CUDA 12.5): an event of all the context's work so far, and
-// a wait for one. Every operation completes before its call returns, so recording is a plain
-// record and waiting has nothing to wait for; a capture the call would have to take part in
+// a wait for one. The device runs one queue in order, so recording is a plain record and a wait
+// of later work is already ordered after it; a capture the call would have to take part in
 // refuses it, as CUDA does.
 static CUresult contextEvent(CUcontext H, CUevent E, bool Record) {
   if (!Driver::get().initialized())
@@ -1956,7 +1969,7 @@ static CUresult contextEvent(CUcontext H, CUevent E, bool Record) {
   if (!Record && Ev->CaptureId)
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; // an event of an ongoing capture
   if (Record)
-    recordEvent(Ev);
+    return recordEvent(Ev, reinterpret_cast<Context *>(H));
   return CUDA_SUCCESS;
 }
 CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
@@ -1968,11 +1981,38 @@ CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
   return contextEvent(hCtx, hEvent, false);
 }
 
+// A fault of the work before an event, found by waiting for it or asking: the current context's
+// sticky error, as a synchronisation makes it.
+static CUresult eventFault(DeviceFault F) {
+  CUresult R = faultResult(F);
+  Context *C;
+  if (currentOrError(C) != CUDA_SUCCESS)
+    return R;
+  if (printfDrain(*C->Dev) && F == DeviceFault::LaunchFailed)
+    R = CUDA_ERROR_ASSERT; // a trap after a failed assert's message
+  C->Sticky.store(R);
+  return R;
+}
+
+// An event recorded on an asynchronous backend completes with the work before it (the device's
+// event says when); elsewhere that work completed before cuEventRecord returned.
 CUresult cuEventQuery(CUevent E) {
   REPTX_TRACE(cuEventQuery, E);
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (Ev->Recorded && Ev->Device) {
+    DeviceFault F = DeviceFault::None;
+    auto Done = Ev->Backend->eventDone(Ev->Device, F);
+    if (!Done) {
+      log().error("cuEventQuery: {}", llvm::toString(Done.takeError()));
+      return CUDA_ERROR_UNKNOWN;
+    }
+    if (F != DeviceFault::None)
+      return eventFault(F);
+    if (!*Done)
+      return CUDA_ERROR_NOT_READY;
+  }
   return CUDA_SUCCESS;
 }
 
@@ -1981,6 +2021,15 @@ CUresult cuEventSynchronize(CUevent E) {
   auto *Ev = reinterpret_cast<Event *>(E);
   if (!Ev || Ev->T != Tag::Event)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (Ev->Recorded && Ev->Device) {
+    DeviceFault F = DeviceFault::None;
+    if (llvm::Error Err = Ev->Backend->waitEvent(Ev->Device, F)) {
+      log().error("cuEventSynchronize: {}", llvm::toString(std::move(Err)));
+      return CUDA_ERROR_UNKNOWN;
+    }
+    if (F != DeviceFault::None)
+      return eventFault(F);
+  }
   Context *C;
   if (currentOrError(C) == CUDA_SUCCESS) {
     printfDrain(*C->Dev);
@@ -1999,6 +2048,15 @@ CUresult cuEventElapsedTime_v2(float *Ms, CUevent Start, CUevent End) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (!A->Recorded || !B->Recorded)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (A->Device && B->Device && A->Backend == B->Backend) {
+    // The device's time between them, once both have completed.
+    bool Ready = false;
+    if (llvm::Error E = A->Backend->eventElapsed(A->Device, B->Device, *Ms, Ready)) {
+      log().error("cuEventElapsedTime: {}", llvm::toString(std::move(E)));
+      return CUDA_ERROR_UNKNOWN;
+    }
+    return Ready ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  }
   *Ms = std::chrono::duration<float, std::milli>(B->When - A->When).count();
   return CUDA_SUCCESS;
 }
@@ -2009,11 +2067,34 @@ CUresult cuEventElapsedTime(float *Ms, CUevent Start, CUevent End) {
 
 // ------------------------------------------------------------------ graph nodes (Graph.h)
 
-void reptx::loader::recordEvent(Event *Ev) {
+CUresult reptx::loader::recordEvent(Event *Ev, Context *C) {
   Ev->When = std::chrono::steady_clock::now();
   Ev->Recorded = true;
   Ev->CaptureId = 0;
   Ev->CaptureNodes.clear();
+  ExecBackend &B = *C->Dev->Backend;
+  if (!B.asynchronous())
+    return CUDA_SUCCESS;
+  if (Ev->Backend != &B) { // first recorded here: the device's event is made now
+    if (Ev->Device)
+      Ev->Backend->destroyEvent(Ev->Device);
+    Ev->Backend = nullptr;
+    Ev->Device = nullptr;
+    auto Made = B.createEvent(Ev->Flags);
+    if (!Made) {
+      Ev->Recorded = false;
+      log().error("cuEventRecord: {}", llvm::toString(Made.takeError()));
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    Ev->Backend = &B;
+    Ev->Device = *Made;
+  }
+  if (llvm::Error E = B.recordEvent(Ev->Device)) {
+    Ev->Recorded = false;
+    log().error("cuEventRecord: {}", llvm::toString(std::move(E)));
+    return CUDA_ERROR_UNKNOWN;
+  }
+  return CUDA_SUCCESS;
 }
 
 CUresult reptx::loader::runCopy(const CUDA_MEMCPY3D &P, Context *C) {

@@ -141,6 +141,10 @@ struct Event {
   unsigned Flags = 0;
   bool Recorded = false;
   std::chrono::steady_clock::time_point When;
+  // On an asynchronous backend (HIP): the device's event, recorded in its queue where the host
+  // recorded this one, which completes with the work before it and keeps the device's time.
+  ExecBackend *Backend = nullptr;
+  void *Device = nullptr;
   // Recorded in a capturing stream (Graph.h): the capture's id and the stream's last nodes then.
   uint64_t CaptureId = 0;
   std::vector<GraphNode *> CaptureNodes;

@@ -132,6 +132,42 @@ public:
   virtual llvm::Error launch(const LoadedCode &Code, const KernelMeta &K, const LaunchDims &D,
                              std::vector<uint8_t> Kernargs, DeviceFault &Fault) = 0;
   virtual llvm::Error synchronize(DeviceFault &Fault) = 0;
+
+  /// Whether launches run asynchronously to the host (HIP): then a host-side wait that is not a
+  /// whole synchronisation (an event, a host function) must ask the device. The emulator has
+  /// finished each operation when its call returns.
+  virtual bool asynchronous() const { return false; }
+  /// Device events, for an asynchronous backend: a point in the device's queue, its completion
+  /// and the device's time there. Flags are CU_EVENT_BLOCKING_SYNC and CU_EVENT_DISABLE_TIMING.
+  virtual llvm::Expected<void *> createEvent(unsigned Flags) {
+    (void)Flags;
+    return llvm::createStringError("the " + kind().str() + " backend has no device events");
+  }
+  virtual void destroyEvent(void *Event) { (void)Event; }
+  /// Places the event after the work enqueued so far.
+  virtual llvm::Error recordEvent(void *Event) {
+    (void)Event;
+    return llvm::createStringError("no device events");
+  }
+  /// Waits until the work before the event has completed; a fault of that work in Fault.
+  virtual llvm::Error waitEvent(void *Event, DeviceFault &Fault) {
+    (void)Event;
+    Fault = DeviceFault::None;
+    return llvm::Error::success();
+  }
+  /// Whether the work before the event has completed (a fault of it in Fault), without waiting.
+  virtual llvm::Expected<bool> eventDone(void *Event, DeviceFault &Fault) {
+    (void)Event;
+    Fault = DeviceFault::None;
+    return true;
+  }
+  /// The device's time between two completed events in milliseconds; Ready false when either
+  /// has not completed yet.
+  virtual llvm::Error eventElapsed(void *Start, void *End, float &Ms, bool &Ready) {
+    (void)Start, (void)End, (void)Ms;
+    Ready = false;
+    return llvm::createStringError("no device events");
+  }
 };
 
 /// The backend REPTX_DEVICE (or REPTX_BACKEND) asks for (REPTX_ARCH overrides the emulator's

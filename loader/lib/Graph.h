@@ -171,7 +171,8 @@ CUresult kernelArgs(const Kernel &K, void **Params, void **Extra, std::vector<ui
 CUresult runKernel(Kernel *K, const LaunchDims &D, CUstream S, const std::vector<uint8_t> &Args);
 CUresult runCopy(const CUDA_MEMCPY3D &P, Context *C);
 CUresult runFill(const CUDA_MEMSET_NODE_PARAMS &P, Context *C);
-/// The event's timestamp (cuEventRecord without a capture).
-void recordEvent(Event *Ev);
+/// Records the event in context C's queue (cuEventRecord without a capture): its host timestamp,
+/// and on an asynchronous backend the device's event.
+CUresult recordEvent(Event *Ev, Context *C);
 
 } // namespace reptx::loader

@@ -25,6 +25,8 @@
 struct hsa_agent_s {
   uint64_t handle;
 };
+// hip_runtime_api.h's tag for hipEvent_t (the same reason).
+struct ihipEvent_t;
 
 namespace reptx::loader {
 namespace {
@@ -60,6 +62,12 @@ struct HipApi {
   hipError (*ModuleLaunchKernel)(hipFunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                  unsigned, unsigned, void *, void **, void **) = nullptr;
   hipError (*DeviceSynchronize)() = nullptr;
+  hipError (*EventCreateWithFlags)(ihipEvent_t **, unsigned) = nullptr;
+  hipError (*EventRecord)(ihipEvent_t *, void *) = nullptr; // on a stream; null: the null stream
+  hipError (*EventSynchronize)(ihipEvent_t *) = nullptr;
+  hipError (*EventQuery)(ihipEvent_t *) = nullptr;
+  hipError (*EventElapsedTime)(float *, ihipEvent_t *, ihipEvent_t *) = nullptr;
+  hipError (*EventDestroy)(ihipEvent_t *) = nullptr;
   const char *(*GetErrorString)(hipError) = nullptr;
   hipError (*RuntimeGetVersion)(int *) = nullptr;
 };
@@ -94,6 +102,12 @@ const Slot Slots[] = {
     REPTX_HIP_SLOT("hipModuleGetGlobal", ModuleGetGlobal),
     REPTX_HIP_SLOT("hipModuleLaunchKernel", ModuleLaunchKernel),
     REPTX_HIP_SLOT("hipDeviceSynchronize", DeviceSynchronize),
+    REPTX_HIP_SLOT("hipEventCreateWithFlags", EventCreateWithFlags),
+    REPTX_HIP_SLOT("hipEventRecord", EventRecord),
+    REPTX_HIP_SLOT("hipEventSynchronize", EventSynchronize),
+    REPTX_HIP_SLOT("hipEventQuery", EventQuery),
+    REPTX_HIP_SLOT("hipEventElapsedTime", EventElapsedTime),
+    REPTX_HIP_SLOT("hipEventDestroy", EventDestroy),
     REPTX_HIP_SLOT("hipGetErrorString", GetErrorString),
     REPTX_HIP_SLOT("hipRuntimeGetVersion", RuntimeGetVersion),
 };
@@ -138,6 +152,8 @@ bool openHip(const std::string &Library, HipApi &Api, std::vector<std::string> &
 
 // hipMemcpyKind
 constexpr int HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3;
+// hipErrorNotReady: an event or stream whose work has not completed yet.
+constexpr hipError NotReady = 600;
 constexpr unsigned MemAttachGlobal = 1;    // hipMemAttachGlobal
 constexpr unsigned HostRegisterMapped = 2; // hipHostRegisterMapped
 
@@ -351,6 +367,49 @@ public:
     if (E != 0)
       Fault = DeviceFault::LaunchFailed;
     return Error::success();
+  }
+
+  // Launches return before their kernels have run (everything goes to HIP's null stream, in
+  // order); events are HIP's, recorded there, so that they complete and keep the device's time
+  // where the work before them ends.
+  bool asynchronous() const override { return true; }
+  Expected<void *> createEvent(unsigned Flags) override {
+    ihipEvent_t *E = nullptr;
+    // CU_EVENT_BLOCKING_SYNC and CU_EVENT_DISABLE_TIMING have hipEventBlockingSync's and
+    // hipEventDisableTiming's values (1, 2).
+    if (Error Err = check(Api.EventCreateWithFlags(&E, Flags & 3u), "hipEventCreateWithFlags"))
+      return std::move(Err);
+    return static_cast<void *>(E);
+  }
+  void destroyEvent(void *Event) override {
+    if (Event)
+      Api.EventDestroy(static_cast<ihipEvent_t *>(Event));
+  }
+  Error recordEvent(void *Event) override {
+    return check(Api.EventRecord(static_cast<ihipEvent_t *>(Event), nullptr), "hipEventRecord");
+  }
+  Error waitEvent(void *Event, DeviceFault &Fault) override {
+    Fault = DeviceFault::None;
+    if (Api.EventSynchronize(static_cast<ihipEvent_t *>(Event)) != 0)
+      Fault = DeviceFault::LaunchFailed; // the error of the work before it
+    return Error::success();
+  }
+  Expected<bool> eventDone(void *Event, DeviceFault &Fault) override {
+    Fault = DeviceFault::None;
+    hipError E = Api.EventQuery(static_cast<ihipEvent_t *>(Event));
+    if (E == NotReady)
+      return false;
+    if (E != 0)
+      Fault = DeviceFault::LaunchFailed;
+    return true;
+  }
+  Error eventElapsed(void *Start, void *End, float &Ms, bool &Ready) override {
+    hipError E = Api.EventElapsedTime(&Ms, static_cast<ihipEvent_t *>(Start),
+                                      static_cast<ihipEvent_t *>(End));
+    Ready = E != NotReady;
+    if (E == NotReady || E == 0)
+      return Error::success();
+    return check(E, "hipEventElapsedTime");
   }
 
 private:

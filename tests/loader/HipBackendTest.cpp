@@ -78,7 +78,7 @@ TEST_F(HipBackendTest, BindsEveryEntryPoint) {
   ASSERT_TRUE(bool(Info)) << llvm::toString(Info.takeError());
   EXPECT_EQ(Info->Library, REPTX_FAKE_HIP);
   EXPECT_TRUE(Info->Missing.empty());
-  EXPECT_EQ(hipEntryPoints().size(), 22u);
+  EXPECT_EQ(hipEntryPoints().size(), 28u);
   for (const char *Name : hipEntryPoints())
     EXPECT_NE(dlsym(Handle, Name), nullptr) << Name;
   // Probing reads the version and initialises nothing.
@@ -268,6 +268,44 @@ TEST_F(HipBackendTest, ManagedAndRegisteredMemory) {
   EXPECT_STREQ(Calls(), "hipMallocManaged(1)\nhipMemcpy(2)\nhipMalloc\nhipFree\nhipFree\n"
                         "hipHostRegister(8192,2)\nhipHostGetDevicePointer\nhipHostUnregister\n"
                         "hipHostRegister(8192,2)\nhipHostGetDevicePointer\nhipHostUnregister\n");
+}
+
+TEST_F(HipBackendTest, EventsAreHipEventsOnTheNullStream) {
+  setenv("FAKE_HIP_DEVICES", "1", 1);
+  auto B = backend();
+  ASSERT_NE(B, nullptr);
+  EXPECT_TRUE(B->asynchronous());
+  Reset();
+  // CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS: HIP gets the first
+  // two, whose values it shares.
+  auto A = B->createEvent(7);
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  auto E = B->createEvent(0);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  ASSERT_FALSE(bool(B->recordEvent(*A)));
+  ASSERT_FALSE(bool(B->recordEvent(*E)));
+  DeviceFault F = DeviceFault::IllegalAddress;
+  auto Done = B->eventDone(*E, F);
+  ASSERT_TRUE(bool(Done));
+  EXPECT_TRUE(*Done); // nothing was launched before it
+  EXPECT_EQ(F, DeviceFault::None);
+  ASSERT_FALSE(bool(B->waitEvent(*E, F)));
+  EXPECT_EQ(F, DeviceFault::None);
+  float Ms = -1;
+  bool Ready = false;
+  ASSERT_FALSE(bool(B->eventElapsed(*E, *E, Ms, Ready)));
+  EXPECT_TRUE(Ready);
+  EXPECT_EQ(Ms, 0.0f);
+  llvm::Error Err = B->eventElapsed(*A, *E, Ms, Ready); // A has no timing
+  ASSERT_TRUE(bool(Err));
+  EXPECT_NE(llvm::toString(std::move(Err)).find("hipEventElapsedTime: fake HIP error (400)"),
+            std::string::npos);
+  B->destroyEvent(*A);
+  B->destroyEvent(*E);
+  EXPECT_STREQ(Calls(), "hipEventCreateWithFlags(3)\nhipEventCreateWithFlags(0)\nhipEventRecord\n"
+                        "hipEventRecord\nhipEventQuery\nhipEventSynchronize\n"
+                        "hipEventElapsedTime\nhipEventElapsedTime\nhipEventDestroy\n"
+                        "hipEventDestroy\n");
 }
 
 } // namespace

@@ -23,7 +23,8 @@ protected:
     ASSERT_NE(Fake, nullptr) << dlerror();
     Calls = reinterpret_cast<const char *(*)()>(dlsym(Fake, "fake_hip_calls"));
     Reset = reinterpret_cast<void (*)()>(dlsym(Fake, "fake_hip_reset"));
-    ASSERT_TRUE(Calls && Reset);
+    Completed = reinterpret_cast<int (*)()>(dlsym(Fake, "fake_hip_completed"));
+    ASSERT_TRUE(Calls && Reset && Completed);
     setenv("REPTX_DEVICE", "hip", 1);
     setenv("REPTX_HIP_LIBRARY", REPTX_FAKE_HIP, 1);
     setenv("REPTX_HSA_LIBRARY", REPTX_FAKE_HSA, 1);
@@ -34,7 +35,8 @@ protected:
   }
   void SetUp() override { ASSERT_EQ(cuCtxCreate_v2(&Ctx, 0, 0), CUDA_SUCCESS); }
   void TearDown() override {
-    unsetenv("FAKE_HIP_MAP_OFFSET");
+    for (const char *V : {"FAKE_HIP_MAP_OFFSET", "FAKE_HIP_KERNEL_US", "FAKE_HIP_FAULT"})
+      unsetenv(V);
     EXPECT_EQ(cuCtxDestroy_v2(Ctx), CUDA_SUCCESS);
   }
   static int attribute(CUdevice_attribute A) {
@@ -42,14 +44,29 @@ protected:
     EXPECT_EQ(cuDeviceGetAttribute(&V, A, 0), CUDA_SUCCESS);
     return V;
   }
+  /// An empty kernel, loaded (compiled for the fake GPU) and its launch.
+  CUfunction emptyKernel() {
+    static const char *Ptx = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                             ".visible .entry reptx_hip_empty()\n{\n  ret;\n}\n";
+    CUfunction F = nullptr;
+    EXPECT_EQ(cuModuleLoadData(&Module, Ptx), CUDA_SUCCESS);
+    EXPECT_EQ(cuModuleGetFunction(&F, Module, "reptx_hip_empty"), CUDA_SUCCESS);
+    return F;
+  }
+  static CUresult launch(CUfunction F) {
+    return cuLaunchKernel(F, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+  }
   static void *Fake;
   static const char *(*Calls)();
   static void (*Reset)();
+  static int (*Completed)(); // kernels the fake device has run
   CUcontext Ctx = nullptr;
+  CUmodule Module = nullptr;
 };
 void *HipLoader::Fake = nullptr;
 const char *(*HipLoader::Calls)() = nullptr;
 void (*HipLoader::Reset)() = nullptr;
+int (*HipLoader::Completed)() = nullptr;
 
 TEST_F(HipLoader, TheDeviceIsTheGpuHsaDescribes) {
   char Name[256] = {};
@@ -102,6 +119,83 @@ TEST_F(HipLoader, PinnedAndRegisteredMemoryAreMappedAtTheirAddress) {
   ASSERT_EQ(cuMemHostAlloc(&P, 64, 0), CUDA_SUCCESS);
   EXPECT_EQ(cuMemHostGetDevicePointer_v2(&D, P, 0), CUDA_ERROR_NOT_SUPPORTED);
   ASSERT_EQ(cuMemFreeHost(P), CUDA_SUCCESS);
+}
+
+// HIP runs kernels after their launches return (the fake device: only once the host waits). An
+// event is a point in the device's queue: it completes with the work before it, and the time
+// between two is the device's, not the host's at the calls; a host function runs after the work
+// before it; a host-to-host copy of memory kernels may write waits for them too.
+TEST_F(HipLoader, HostWaitsAskTheAsynchronousDevice) {
+  setenv("FAKE_HIP_KERNEL_US", "2500", 1);
+  CUfunction F = emptyKernel();
+  ASSERT_NE(F, nullptr);
+  CUevent Start = nullptr, Stop = nullptr, NoTiming = nullptr;
+  ASSERT_EQ(cuEventCreate(&Start, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&Stop, CU_EVENT_BLOCKING_SYNC), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&NoTiming, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  int Before = Completed();
+  ASSERT_EQ(cuEventRecord(Start, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(Stop, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(NoTiming, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before);               // the launches returned before their kernels ran
+  EXPECT_EQ(cuEventQuery(Start), CUDA_SUCCESS); // nothing was queued before it
+  EXPECT_EQ(cuEventQuery(Stop), CUDA_ERROR_NOT_READY);
+  float Ms = -1;
+  EXPECT_EQ(cuEventElapsedTime(&Ms, Start, Stop), CUDA_ERROR_NOT_READY);
+  ASSERT_EQ(cuEventSynchronize(Stop), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before + 2);
+  EXPECT_EQ(cuEventQuery(Stop), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventElapsedTime(&Ms, Start, Stop), CUDA_SUCCESS);
+  EXPECT_EQ(Ms, 5.0f); // two kernels of 2.5 ms each on the device's clock
+  EXPECT_EQ(cuEventElapsedTime(&Ms, Start, NoTiming), CUDA_ERROR_INVALID_HANDLE);
+
+  struct Seen {
+    int (*Completed)();
+    int Value = -1;
+  } S{Completed};
+  ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchHostFunc(
+                nullptr,
+                [](void *P) {
+                  auto *S = static_cast<Seen *>(P);
+                  S->Value = S->Completed();
+                },
+                &S),
+            CUDA_SUCCESS);
+  EXPECT_EQ(S.Value, Before + 3);
+
+  ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  void *Pinned = nullptr;
+  ASSERT_EQ(cuMemHostAlloc(&Pinned, 64, 0), CUDA_SUCCESS);
+  uint64_t Host = 0;
+  ASSERT_EQ(
+      cuMemcpy(reinterpret_cast<CUdeviceptr>(&Host), reinterpret_cast<CUdeviceptr>(Pinned), 8),
+      CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before + 4);
+  ASSERT_EQ(cuMemFreeHost(Pinned), CUDA_SUCCESS);
+
+  for (CUevent E : {Start, Stop, NoTiming})
+    ASSERT_EQ(cuEventDestroy_v2(E), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(Module), CUDA_SUCCESS);
+  EXPECT_NE(std::string(Calls()).find("hipEventCreateWithFlags(2)\n"), std::string::npos)
+      << Calls();
+}
+
+// A fault of the work before an event is what waiting for the event returns, and stays the
+// context's error.
+TEST_F(HipLoader, AFaultBeforeAnEventIsTheContextsError) {
+  CUfunction F = emptyKernel();
+  ASSERT_NE(F, nullptr);
+  CUevent E = nullptr;
+  ASSERT_EQ(cuEventCreate(&E, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(E, nullptr), CUDA_SUCCESS);
+  setenv("FAKE_HIP_FAULT", "1", 1); // the kernel fails when the device runs it
+  EXPECT_EQ(cuEventSynchronize(E), CUDA_ERROR_LAUNCH_FAILED);
+  EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+  ASSERT_EQ(cuEventDestroy_v2(E), CUDA_SUCCESS);
 }
 
 } // namespace

@@ -4,7 +4,14 @@
  * FAKE_HIP_DEVICES (hipGetDeviceCount, default 0). Device memory (managed memory too) is host
  * memory; registered memory is mapped at its own address unless FAKE_HIP_MAP_OFFSET says
  * otherwise. Built without
- * hipModuleLaunchKernel and hipRuntimeGetVersion when FAKE_HIP_PARTIAL is defined. */
+ * hipModuleLaunchKernel and hipRuntimeGetVersion when FAKE_HIP_PARTIAL is defined.
+ *
+ * The device is asynchronous and as slow as a test needs: a launched kernel completes only when
+ * the host waits for it (hipDeviceSynchronize, hipEventSynchronize of an event recorded after
+ * it, or a hipMemcpy, which the null stream orders after it). Each kernel takes
+ * FAKE_HIP_KERNEL_US microseconds of the device's clock (default 1000), which events record;
+ * with FAKE_HIP_FAULT set, completing a kernel fails (hipErrorLaunchFailure, 719).
+ * fake_hip_completed() counts the kernels completed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +34,68 @@ static int envInt(const char *Name, int Default) {
 
 const char *fake_hip_calls(void) { return Calls; }
 void fake_hip_reset(void) { Calls[0] = 0; }
+
+/* The device's queue: kernels launched and completed, and its clock in microseconds. */
+static int Launched, Completed;
+static long long ClockUs;
+int fake_hip_completed(void) { return Completed; }
+
+/* Completes the queue up to (not beyond) Ticket kernels. */
+static int completeUpTo(int Ticket) {
+  int Fault = 0;
+  while (Completed < Ticket) {
+    ++Completed;
+    ClockUs += envInt("FAKE_HIP_KERNEL_US", 1000);
+    if (getenv("FAKE_HIP_FAULT"))
+      Fault = 719;
+  }
+  return Fault;
+}
+
+/* hip_runtime_api.h's tag for hipEvent_t, as the backend declares it (UBSan's function check
+ * compares the types of functions called through pointers). */
+struct ihipEvent_t {
+  unsigned Flags;
+  int Recorded, Ticket;
+  long long WhenUs; /* the device clock once the kernels before it have run */
+};
+int hipEventCreateWithFlags(struct ihipEvent_t **E, unsigned Flags) {
+  char Name[40];
+  snprintf(Name, sizeof(Name), "hipEventCreateWithFlags(%u)", Flags);
+  record(Name);
+  *E = (struct ihipEvent_t *)calloc(1, sizeof(struct ihipEvent_t));
+  (*E)->Flags = Flags;
+  return 0;
+}
+int hipEventRecord(struct ihipEvent_t *E, void *Stream) {
+  record(Stream ? "hipEventRecord(stream)" : "hipEventRecord");
+  E->Recorded = 1;
+  E->Ticket = Launched;
+  E->WhenUs = ClockUs + (long long)(Launched - Completed) * envInt("FAKE_HIP_KERNEL_US", 1000);
+  return 0;
+}
+int hipEventSynchronize(struct ihipEvent_t *E) {
+  record("hipEventSynchronize");
+  return E->Recorded ? completeUpTo(E->Ticket) : 0;
+}
+int hipEventQuery(struct ihipEvent_t *E) {
+  record("hipEventQuery");
+  return E->Recorded && Completed < E->Ticket ? 600 : 0; /* hipErrorNotReady */
+}
+int hipEventElapsedTime(float *Ms, struct ihipEvent_t *A, struct ihipEvent_t *B) {
+  record("hipEventElapsedTime");
+  if ((A->Flags | B->Flags) & 2) /* hipEventDisableTiming */
+    return 400;                  /* hipErrorInvalidHandle */
+  if (!A->Recorded || !B->Recorded || Completed < A->Ticket || Completed < B->Ticket)
+    return 600;
+  *Ms = (float)(B->WhenUs - A->WhenUs) / 1000.0f;
+  return 0;
+}
+int hipEventDestroy(struct ihipEvent_t *E) {
+  record("hipEventDestroy");
+  free(E);
+  return 0;
+}
 
 int hipInit(unsigned Flags) {
   (void)Flags;
@@ -91,8 +160,9 @@ int hipMemcpy(void *Dst, const void *Src, size_t Bytes, int Kind) {
   char Name[32];
   snprintf(Name, sizeof(Name), "hipMemcpy(%d)", Kind);
   record(Name);
+  int Fault = completeUpTo(Launched); /* ordered after the kernels before it */
   memmove(Dst, Src, Bytes);
-  return 0;
+  return Fault;
 }
 int hipMemsetD8(void *P, unsigned char V, size_t N) {
   record("hipMemsetD8");
@@ -144,6 +214,7 @@ int hipModuleLaunchKernel(void *F, unsigned GX, unsigned GY, unsigned GZ, unsign
   (void)F, (void)GX, (void)GY, (void)GZ, (void)BX, (void)BY, (void)BZ, (void)Shared;
   (void)Stream, (void)Params, (void)Extra;
   record("hipModuleLaunchKernel");
+  ++Launched;
   return 0;
 }
 int hipRuntimeGetVersion(int *Version) {
@@ -154,7 +225,7 @@ int hipRuntimeGetVersion(int *Version) {
 #endif
 int hipDeviceSynchronize(void) {
   record("hipDeviceSynchronize");
-  return 0;
+  return completeUpTo(Launched);
 }
 const char *hipGetErrorString(int E) {
   (void)E;
