@@ -565,6 +565,8 @@ void addHalfOps(TableBuilder &T) {
   T.add(vop16<+[](h16 A, i32 E) { return h16(std::ldexp(float(A), std::clamp(E, -64, 64))); }>(
       "v_ldexp_f16"));
   T.add(vop16<+[](h16 S0, h16 S1, h16 S2) { return divFixupHalf(S0, S1, S2); }>("v_div_fixup_f16"));
+  T.alias("v_fma_legacy_f16", "v_fma_f16"); // GFX9's names for GFX8's encodings (above)
+  T.alias("v_div_fixup_legacy_f16", "v_div_fixup_f16");
 
   // ---- f16 VOP1
   T.add(vop16<+[](u16 A) { return h16(A); }>("v_cvt_f16_u16"));

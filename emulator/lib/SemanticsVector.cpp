@@ -528,6 +528,11 @@ void addVectorOps(TableBuilder &T) {
   // SemanticsIntegerExtra.cpp)
   T.add(vop<+[](u16 A, u16 B) { return u16(A * B); }>("v_mul_lo_u16"));
   T.add(vop<+[](u16 A, u16 B, u16 C) { return u16(A * B + C); }>("v_mad_u16"));
+  T.add(vop<+[](i16 A, i16 B, i16 C) { return i16(A * B + C); }>("v_mad_i16"));
+  // GFX9's names for GFX8's encodings, which zero the destination's high half (as every 16-bit
+  // result written to a whole register does on GFX9 here: Wave::writeLane).
+  T.alias("v_mad_legacy_u16", "v_mad_u16");
+  T.alias("v_mad_legacy_i16", "v_mad_i16");
   T.add(vop<+[](u16 S, u16 V) { return u16(V << (S & 15)); }>("v_lshlrev_b16"));
   T.add(vop<+[](u16 S, u16 V) { return u16(V >> (S & 15)); }>("v_lshrrev_b16"));
   T.add(vop<+[](u16 S, i16 V) { return i16(V >> (S & 15)); }>("v_ashrrev_i16"));

@@ -259,6 +259,50 @@ TEST_P(KernelTest, AluOperationsMatchHostBitForBit) {
   }
 }
 
+// Host version of kernels/int16_ops.cu.
+void int16OpsReference(uint16_t x, uint16_t y, uint16_t z, uint32_t *O) {
+  O[0] = uint16_t(x * y + z);
+  O[1] = uint32_t(int32_t(int16_t(int16_t(x) * -9 + int16_t(z))));
+  O[2] = uint16_t(x * 23 + y);
+  O[3] = uint16_t(std::max(x, y) - z);
+  O[4] = uint16_t(uint16_t(x * y) >> (z & 15));
+}
+
+// 16-bit VALU arithmetic, GFX9's legacy v_mad_legacy_u16 among it (a kernel of cuDNN's Winograd
+// convolution stopped at it), with results the compiler widens trusting the high half's zeros.
+TEST_P(KernelTest, SixteenBitIntegerOperationsMatchHost) {
+  EMU_ASSERT_OK_AND_ASSIGN(CO, load("int16_ops"));
+  const int N = 300, NumOut = 5;
+  std::vector<uint32_t> Words = randomWords(3 * N, 21);
+  std::vector<uint16_t> A(N), B(N), C(N);
+  for (int I = 0; I < N; ++I) {
+    A[I] = uint16_t(Words[I]);
+    B[I] = uint16_t(Words[N + I] >> 7);
+    C[I] = uint16_t(Words[2 * N + I] >> 13);
+  }
+  A[0] = 0xffff, B[0] = 0xffff, C[0] = 0xffff; // wrap-around in every result
+  A[1] = 0x8000, B[1] = 0x7fff, C[1] = 0x8000;
+  Device Dev;
+  EMU_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<uint16_t>(A));
+  EMU_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<uint16_t>(B));
+  EMU_ASSERT_OK_AND_ASSIGN(DC, Dev.allocateArray<uint16_t>(C));
+  EMU_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(size_t(N) * NumOut * 4, "Out"));
+  auto Params = DispatchParams::blocks(
+      "int16_ops", {3, 1, 1}, {100, 1, 1},
+      KernargBuilder().addPointer(DA).addPointer(DB).addPointer(DC).addPointer(DOut).add(N).take());
+  EMU_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, Params));
+  EXPECT_EQ(R.Workgroups, 3u);
+  EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, size_t(N) * NumOut));
+  for (int I = 0; I < N; ++I) {
+    uint32_t Expected[NumOut];
+    int16OpsReference(A[I], B[I], C[I], Expected);
+    for (int K = 0; K < NumOut; ++K)
+      ASSERT_EQ(Out[size_t(I) * NumOut + K], Expected[K])
+          << "element " << I << ", result " << K << " (x=" << A[I] << " y=" << B[I] << " z=" << C[I]
+          << ")";
+  }
+}
+
 TEST_P(KernelTest, OutOfBoundsWriteIsReportedWithLaneAndAddress) {
   EMU_ASSERT_OK_AND_ASSIGN(CO, load("out_of_bounds"));
   const int N = 1000;
