@@ -120,6 +120,42 @@ void addIntegerCases(CaseList &L) {
   L.push_back(I("mul.hi.s64", {"s64", "s64"}, "s64", rows2(V64, V64), [](auto &R) {
     return std::vector<u64>{u64((__int128)s64(R[0]) * s64(R[1]) >> 64)};
   }));
+  // 16-bit multiplies (AMDGPU's 16-bit VALU forms: GFX9's v_mad_legacy_u16 among them).
+  const std::vector<u64> V16 = {0, 1, 2, 9, 0x7fff, 0x8000, 0xffff, 0xfff7, 0x1234, 0xabcd};
+  const std::vector<u64> C16 = {0, 1, 0x8000, 0xfffe};
+  auto s16 = [](u64 V) { return s32(int16_t(uint16_t(V))); };
+  L.push_back(I("mul.lo.u16", {"u16", "u16"}, "u16", rows2(V16, V16),
+                [](auto &R) { return std::vector<u64>{uint16_t(u32(R[0]) * u32(R[1]))}; }));
+  L.push_back(I("mul.lo.s16", {"s16", "s16"}, "s16", rows2(V16, V16),
+                [s16](auto &R) { return std::vector<u64>{uint16_t(u32(s16(R[0]) * s16(R[1])))}; }));
+  L.push_back(I("mul.hi.u16", {"u16", "u16"}, "u16", rows2(V16, V16), [](auto &R) {
+    return std::vector<u64>{(u32(uint16_t(R[0])) * u32(uint16_t(R[1]))) >> 16};
+  }));
+  L.push_back(I("mul.hi.s16", {"s16", "s16"}, "s16", rows2(V16, V16), [s16](auto &R) {
+    return std::vector<u64>{uint16_t(u32((s16(R[0]) * s16(R[1])) >> 16))};
+  }));
+  L.push_back(I("mul.wide.u16", {"u16", "u16"}, "u32", rows2(V16, V16), [](auto &R) {
+    return std::vector<u64>{u32(uint16_t(R[0])) * u32(uint16_t(R[1]))};
+  }));
+  L.push_back(I("mul.wide.s16", {"s16", "s16"}, "s32", rows2(V16, V16),
+                [s16](auto &R) { return std::vector<u64>{u32(s16(R[0]) * s16(R[1]))}; }));
+  L.push_back(I("mad.lo.u16", {"u16", "u16", "u16"}, "u16", rows3(V16, V16, C16), [](auto &R) {
+    return std::vector<u64>{uint16_t(u32(R[0]) * u32(R[1]) + u32(R[2]))};
+  }));
+  L.push_back(I("mad.lo.s16", {"s16", "s16", "s16"}, "s16", rows3(V16, V16, C16), [s16](auto &R) {
+    return std::vector<u64>{uint16_t(u32(s16(R[0]) * s16(R[1]) + s16(R[2])))};
+  }));
+  L.push_back(I("mad.hi.s16", {"s16", "s16", "s16"}, "s16", rows3(V16, V16, C16), [s16](auto &R) {
+    return std::vector<u64>{uint16_t(u32(((s16(R[0]) * s16(R[1])) >> 16) + s16(R[2])))};
+  }));
+  L.push_back(I("mad.wide.u16", {"u16", "u16", "u32"}, "u32",
+                rows3(V16, V16, {0, 1, 0xffffffff, 0x80000000}), [](auto &R) {
+                  return std::vector<u64>{
+                      u32(u32(uint16_t(R[0])) * u32(uint16_t(R[1])) + u32(R[2]))};
+                }));
+  L.push_back(I(
+      "mad.wide.s16", {"s16", "s16", "s32"}, "s32", rows3(V16, V16, {0, 1, 0xffffffff, 0x80000000}),
+      [s16](auto &R) { return std::vector<u64>{u32(u32(s16(R[0]) * s16(R[1])) + u32(R[2]))}; }));
   L.push_back(I("mad.lo.s32", {"s32", "s32", "s32"}, "s32", rows3(S32, S32, {0, 1, 0x80000000}),
                 [](auto &R) { return std::vector<u64>{u32(u32(R[0]) * u32(R[1]) + u32(R[2]))}; }));
   L.push_back(
