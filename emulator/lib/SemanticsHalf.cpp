@@ -277,22 +277,26 @@ template <unsigned NumSrc, h16 (*Op)(h16, h16, h16)> Step pkF16(Wave &W, const I
   return Step::Next;
 }
 
-// VOP3P packed 16-bit integer operations (v_pk_add_u16, v_pk_min_i16...): the halves chosen as
-// for pkF16, zero- or sign-extended, Op per half; clamp saturates to the type's range.
-template <bool Signed, int32_t (*Op)(int32_t, int32_t)> Step pkI16(Wave &W, const Inst &I) {
+// VOP3P packed 16-bit integer operations (v_pk_add_u16, v_pk_min_i16, v_pk_mad_u16...): the
+// halves chosen as for pkF16, zero- or sign-extended, Op per half (in 64 bits: products do not
+// overflow); clamp saturates to the type's range.
+template <bool Signed, unsigned NumSrc, int64_t (*Op)(int64_t, int64_t, int64_t)>
+Step pkI16(Wave &W, const Inst &I) {
   W.forEachActive([&](unsigned L) {
-    u32 Src[2] = {packedSource(W, I.Ops[1], L), packedSource(W, I.Ops[2], L)};
+    u32 Src[3] = {};
+    for (unsigned K = 0; K < NumSrc; ++K)
+      Src[K] = packedSource(W, I.Ops[1 + K], L);
     u32 R = 0;
     for (unsigned Half = 0; Half < 2; ++Half) {
       uint8_t Sel = Half ? I.OpSelHi : I.OpSel;
-      int32_t In[2];
-      for (unsigned K = 0; K < 2; ++K) {
+      int64_t In[3] = {};
+      for (unsigned K = 0; K < NumSrc; ++K) {
         u16 Bits = u16(((Sel >> K) & 1) ? Src[K] >> 16 : Src[K]);
-        In[K] = Signed ? int32_t(int16_t(Bits)) : int32_t(Bits);
+        In[K] = Signed ? int64_t(int16_t(Bits)) : int64_t(Bits);
       }
-      int32_t V = Op(In[0], In[1]);
+      int64_t V = Op(In[0], In[1], In[2]);
       if (I.Clamp)
-        V = Signed ? std::clamp(V, -32768, 32767) : std::clamp(V, 0, 65535);
+        V = Signed ? std::clamp<int64_t>(V, -32768, 32767) : std::clamp<int64_t>(V, 0, 65535);
       R |= u32(u16(V)) << (16 * Half);
     }
     W.Out[L] = R;
@@ -649,15 +653,30 @@ void addHalfOps(TableBuilder &T) {
   T.add(vopc<&classHalf, true>("v_cmpx_class_f16"));
 
   // ---- VOP3P packed 16-bit integers, packed f16 and mixed precision
-  using i32 = int32_t;
-  T.add(custom("v_pk_add_u16", &pkI16<false, +[](i32 A, i32 B) { return A + B; }>, 3));
-  T.add(custom("v_pk_add_i16", &pkI16<true, +[](i32 A, i32 B) { return A + B; }>, 3));
-  T.add(custom("v_pk_sub_u16", &pkI16<false, +[](i32 A, i32 B) { return A - B; }>, 3));
-  T.add(custom("v_pk_sub_i16", &pkI16<true, +[](i32 A, i32 B) { return A - B; }>, 3));
-  T.add(custom("v_pk_min_u16", &pkI16<false, +[](i32 A, i32 B) { return std::min(A, B); }>, 3));
-  T.add(custom("v_pk_min_i16", &pkI16<true, +[](i32 A, i32 B) { return std::min(A, B); }>, 3));
-  T.add(custom("v_pk_max_u16", &pkI16<false, +[](i32 A, i32 B) { return std::max(A, B); }>, 3));
-  T.add(custom("v_pk_max_i16", &pkI16<true, +[](i32 A, i32 B) { return std::max(A, B); }>, 3));
+  using i64 = int64_t;
+  T.add(custom("v_pk_add_u16", &pkI16<false, 2, +[](i64 A, i64 B, i64) { return A + B; }>, 3));
+  T.add(custom("v_pk_add_i16", &pkI16<true, 2, +[](i64 A, i64 B, i64) { return A + B; }>, 3));
+  T.add(custom("v_pk_sub_u16", &pkI16<false, 2, +[](i64 A, i64 B, i64) { return A - B; }>, 3));
+  T.add(custom("v_pk_sub_i16", &pkI16<true, 2, +[](i64 A, i64 B, i64) { return A - B; }>, 3));
+  T.add(custom("v_pk_min_u16", &pkI16<false, 2, +[](i64 A, i64 B, i64) { return std::min(A, B); }>,
+               3));
+  T.add(custom("v_pk_min_i16", &pkI16<true, 2, +[](i64 A, i64 B, i64) { return std::min(A, B); }>,
+               3));
+  T.add(custom("v_pk_max_u16", &pkI16<false, 2, +[](i64 A, i64 B, i64) { return std::max(A, B); }>,
+               3));
+  T.add(custom("v_pk_max_i16", &pkI16<true, 2, +[](i64 A, i64 B, i64) { return std::max(A, B); }>,
+               3));
+  T.add(custom("v_pk_mul_lo_u16", &pkI16<false, 2, +[](i64 A, i64 B, i64) { return A * B; }>, 3));
+  T.add(
+      custom("v_pk_mad_u16", &pkI16<false, 3, +[](i64 A, i64 B, i64 C) { return A * B + C; }>, 4));
+  T.add(custom("v_pk_mad_i16", &pkI16<true, 3, +[](i64 A, i64 B, i64 C) { return A * B + C; }>, 4));
+  // Shifts: the value is the second source, the amount the low 4 bits of the first.
+  T.add(custom("v_pk_lshlrev_b16",
+               &pkI16<false, 2, +[](i64 S, i64 V, i64) { return V << (S & 15); }>, 3));
+  T.add(custom("v_pk_lshrrev_b16",
+               &pkI16<false, 2, +[](i64 S, i64 V, i64) { return V >> (S & 15); }>, 3));
+  T.add(custom("v_pk_ashrrev_i16",
+               &pkI16<true, 2, +[](i64 S, i64 V, i64) { return V >> (S & 15); }>, 3));
   T.add(custom("v_pk_add_f16", &pkF16<2, +[](h16 A, h16 B, h16) { return h16(A + B); }>, 3));
   T.add(custom("v_pk_mul_f16", &pkF16<2, +[](h16 A, h16 B, h16) { return h16(A * B); }>, 3));
   T.add(

@@ -526,9 +526,10 @@ void addVectorOps(TableBuilder &T) {
 
   // ---- 16-bit integer arithmetic (add and sub, which saturate with CLAMP:
   // SemanticsIntegerExtra.cpp)
-  T.add(vop<+[](u16 A, u16 B) { return u16(A * B); }>("v_mul_lo_u16"));
-  T.add(vop<+[](u16 A, u16 B, u16 C) { return u16(A * B + C); }>("v_mad_u16"));
-  T.add(vop<+[](i16 A, i16 B, i16 C) { return i16(A * B + C); }>("v_mad_i16"));
+  // (in u32: u16 operands would be promoted to int, whose product can overflow)
+  T.add(vop<+[](u16 A, u16 B) { return u16(u32(A) * B); }>("v_mul_lo_u16"));
+  T.add(vop<+[](u16 A, u16 B, u16 C) { return u16(u32(A) * B + C); }>("v_mad_u16"));
+  T.add(vop<+[](i16 A, i16 B, i16 C) { return i16(u32(A * B) + u32(C)); }>("v_mad_i16"));
   // GFX9's names for GFX8's encodings, which zero the destination's high half (as every 16-bit
   // result written to a whole register does on GFX9 here: Wave::writeLane).
   T.alias("v_mad_legacy_u16", "v_mad_u16");

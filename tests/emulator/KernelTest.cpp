@@ -303,6 +303,49 @@ TEST_P(KernelTest, SixteenBitIntegerOperationsMatchHost) {
   }
 }
 
+// The packed forms (VOP3P v_pk_mad_u16, v_pk_mul_lo_u16, shifts) of kernels/int16_ops.cu's second
+// kernel, pair by pair.
+TEST_P(KernelTest, PackedSixteenBitIntegerOperationsMatchHost) {
+  EMU_ASSERT_OK_AND_ASSIGN(CO, load("int16_ops"));
+  const int Pairs = 200, NumOut = 10;
+  std::vector<uint32_t> Words = randomWords(6 * Pairs, 22);
+  std::vector<uint16_t> A(2 * Pairs), B(2 * Pairs), C(2 * Pairs);
+  for (int I = 0; I < 2 * Pairs; ++I) {
+    A[I] = uint16_t(Words[I]);
+    B[I] = uint16_t(Words[2 * Pairs + I] >> 5);
+    C[I] = uint16_t(Words[4 * Pairs + I] >> 11);
+  }
+  A[0] = 0xffff, B[0] = 0xffff, C[0] = 0xffff; // wrap-around, shifts by 15
+  A[3] = 0x8000, B[3] = 0x8001, C[3] = 0x7ff1; // a negative value shifted right arithmetically
+  Device Dev;
+  EMU_ASSERT_OK_AND_ASSIGN(DA, Dev.allocateArray<uint16_t>(A));
+  EMU_ASSERT_OK_AND_ASSIGN(DB, Dev.allocateArray<uint16_t>(B));
+  EMU_ASSERT_OK_AND_ASSIGN(DC, Dev.allocateArray<uint16_t>(C));
+  EMU_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(size_t(Pairs) * NumOut * 2, "Out"));
+  auto Params = DispatchParams::blocks("int16_packed", {2, 1, 1}, {100, 1, 1},
+                                       KernargBuilder()
+                                           .addPointer(DA)
+                                           .addPointer(DB)
+                                           .addPointer(DC)
+                                           .addPointer(DOut)
+                                           .add(Pairs)
+                                           .take());
+  EMU_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, Params));
+  EXPECT_EQ(R.Workgroups, 2u);
+  EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint16_t>(DOut, size_t(Pairs) * NumOut));
+  for (int I = 0; I < Pairs; ++I)
+    for (int K = 0; K < 2; ++K) {
+      uint16_t x = A[2 * I + K], y = B[2 * I + K], z = C[2 * I + K];
+      uint16_t Expected[5] = {uint16_t(uint32_t(x) * y + z), uint16_t(uint32_t(x) * y),
+                              uint16_t(uint32_t(y) << (z & 15)), uint16_t(int16_t(y) >> (z & 15)),
+                              uint16_t(int32_t(int16_t(x)) * int16_t(y) - int16_t(z))};
+      for (int J = 0; J < 5; ++J)
+        ASSERT_EQ(Out[size_t(I) * NumOut + 2 * J + K], Expected[J])
+            << "pair " << I << ", element " << K << ", result " << J << " (x=" << x << " y=" << y
+            << " z=" << z << ")";
+    }
+}
+
 TEST_P(KernelTest, OutOfBoundsWriteIsReportedWithLaneAndAddress) {
   EMU_ASSERT_OK_AND_ASSIGN(CO, load("out_of_bounds"));
   const int N = 1000;
