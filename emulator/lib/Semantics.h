@@ -488,6 +488,107 @@ template <auto F, SccMode M = SccMode::Keep> OpDef sop(llvm::StringRef Name) {
   return D;
 }
 
+// SALU float instructions (GFX12: s_add_f32, s_fmac_f32, s_cvt_f32_f16, s_cmp_lt_f32...) and the
+// VOP3 scalar transcendentals (v_s_exp_f32...): sources from SGPRs or constants with their
+// neg/abs modifiers, flushed, and the result rounded in the MODE register's mode and flushed, as
+// the VALU's are. With Acc the last argument is the destination's old value (s_fmac_f32).
+template <typename T> T readSaluFloat(const Wave &W, const Operand &O) {
+  uint64_t X = W.scalar(O, ValueType<T>::Bits, ValueType<T>::Kind);
+  if constexpr (IsFloat<T>) {
+    const uint64_t Sign = uint64_t(1) << (ValueType<T>::Bits - 1);
+    if (O.Abs)
+      X &= ~Sign;
+    if (O.Neg)
+      X ^= Sign;
+    return flushIn(W, fromBits<T>(X));
+  } else {
+    return fromBits<T>(X);
+  }
+}
+
+template <auto F, bool Acc> Step saluFloatExec(Wave &W, const Inst &I) {
+  using Tr = FnTraits<decltype(F)>;
+  using R = typename Tr::Ret;
+  using Args = typename Tr::Args;
+  constexpr size_t N = Tr::Arity - (Acc ? 1 : 0);
+  HostRounding Round(W, IsFloat<R> ? roundModeFor<R>(W) : 0);
+  auto Call = [&]<size_t... K>(std::index_sequence<K...>) {
+    if constexpr (Acc)
+      return F(readSaluFloat<std::tuple_element_t<K, Args>>(W, I.Ops[K + 1])...,
+               readSaluFloat<std::tuple_element_t<N, Args>>(W, I.Ops[0]));
+    else
+      return F(readSaluFloat<std::tuple_element_t<K, Args>>(W, I.Ops[K + 1])...);
+  };
+  W.writeScalar(I.Ops[0], toBits(finish(W, I, R(Call(std::make_index_sequence<N>())))));
+  return Step::Next;
+}
+
+template <auto F, bool Acc = false> OpDef saluFloat(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &saluFloatExec<F, Acc>;
+  D.NumOperands = int8_t(1 + FnTraits<decltype(F)>::Arity - (Acc ? 1 : 0));
+  return D;
+}
+
+// SOPC float compares: SCC = F(S0, S1), sources as for saluFloat.
+template <auto F> Step saluFloatCmpExec(Wave &W, const Inst &I) {
+  using Args = typename FnTraits<decltype(F)>::Args;
+  W.Scc = F(readSaluFloat<std::tuple_element_t<0, Args>>(W, I.Ops[0]),
+            readSaluFloat<std::tuple_element_t<1, Args>>(W, I.Ops[1]));
+  return Step::Next;
+}
+
+template <auto F> OpDef saluFloatCmp(llvm::StringRef Name) {
+  OpDef D;
+  D.Name = Name;
+  D.Exec = &saluFloatCmpExec<F>;
+  D.NumOperands = 2;
+  return D;
+}
+
+// IEEE comparisons by condition code (the VOPC/SOPC float conditions; N* are the unordered
+// negations: true when either side is NaN).
+enum class FloatCond { F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU };
+template <FloatCond C, typename T> bool compareFloat(T AIn, T BIn) {
+  double A = double(AIn), B = double(BIn);
+  switch (C) {
+  case FloatCond::F:
+    return false;
+  case FloatCond::LT:
+    return A < B;
+  case FloatCond::EQ:
+    return A == B;
+  case FloatCond::LE:
+    return A <= B;
+  case FloatCond::GT:
+    return A > B;
+  case FloatCond::LG:
+    return A < B || A > B;
+  case FloatCond::GE:
+    return A >= B;
+  case FloatCond::O:
+    return !std::isnan(A) && !std::isnan(B);
+  case FloatCond::U:
+    return std::isnan(A) || std::isnan(B);
+  case FloatCond::NGE:
+    return !(A >= B);
+  case FloatCond::NLG:
+    return !(A < B || A > B);
+  case FloatCond::NGT:
+    return !(A > B);
+  case FloatCond::NLE:
+    return !(A <= B);
+  case FloatCond::NEQ:
+    return !(A == B);
+  case FloatCond::NLT:
+    return !(A < B);
+  case FloatCond::TRU:
+    return true;
+  }
+  return false;
+}
+
 // SOPK accumulating forms: D = F(D, simm16).
 template <auto F> Step sopAccExec(Wave &W, const Inst &I) {
   using Args = typename FnTraits<decltype(F)>::Args;

@@ -71,6 +71,16 @@ double fmaOdd(double A, double B, double C) {
 
 h16 fmaHalf(h16 A, h16 B, h16 C) { return h16(fmaOdd(double(A), double(B), double(C))); }
 
+// Two f32 to a pair of f16, rounded toward zero (V_CVT_PKRTZ_F16_F32, S_CVT_PK_RTZ_F16_F32).
+u32 packRtz(float A, float B) {
+  int Saved = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  volatile float VA = A, VB = B;
+  u32 R = u32(std::bit_cast<u16>(h16(VA))) | (u32(std::bit_cast<u16>(h16(VB))) << 16);
+  std::fesetround(Saved);
+  return R;
+}
+
 h16 maxIeee(h16 A, h16 B) {
   if (isNan(A))
     return isNan(B) ? quiet(A) : B;
@@ -572,6 +582,46 @@ void addHalfOps(TableBuilder &T) {
   T.alias("v_fma_legacy_f16", "v_fma_f16"); // GFX9's names for GFX8's encodings (above)
   T.alias("v_div_fixup_legacy_f16", "v_div_fixup_f16");
 
+  // ---- GFX12's SALU f16 forms (saluFloat, Semantics.h; an f16 result fills the SGPR's low half
+  // and zeroes the high one) and SALU conversions between f16 and f32
+  T.add(saluFloat<+[](h16 A, h16 B) { return h16(A + B); }>("s_add_f16"));
+  T.add(saluFloat<+[](h16 A, h16 B) { return h16(A - B); }>("s_sub_f16"));
+  T.add(saluFloat<+[](h16 A, h16 B) { return h16(A * B); }>("s_mul_f16"));
+  T.add(saluFloat<+[](h16 A, h16 B, h16 D) { return fmaHalf(A, B, D); }, true>("s_fmac_f16"));
+  T.add(saluFloat<+[](h16 A, h16 B) { return maxIeee(A, B); }>("s_max_num_f16"));
+  T.add(saluFloat<+[](h16 A, h16 B) { return minIeee(A, B); }>("s_min_num_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(std::trunc(float(A))); }>("s_trunc_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(std::ceil(float(A))); }>("s_ceil_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(std::floor(float(A))); }>("s_floor_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(std::nearbyint(float(A))); }>("s_rndne_f16"));
+  T.add(saluFloat<+[](h16 A) { return float(A); }>("s_cvt_f32_f16"));
+  T.add(saluFloat<+[](u32 A) { return float(std::bit_cast<h16>(u16(A >> 16))); }>(
+      "s_cvt_hi_f32_f16"));
+  T.add(saluFloat<+[](float A) { return h16(A); }>("s_cvt_f16_f32"));
+  T.add(saluFloat<&packRtz>("s_cvt_pk_rtz_f16_f32"));
+  T.add(saluFloat<+[](h16 A) { return h16(std::exp2(float(A))); }>("v_s_exp_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(std::log2(float(A))); }>("v_s_log_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(1.0f / float(A)); }>("v_s_rcp_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(1.0f / std::sqrt(float(A))); }>("v_s_rsq_f16"));
+  T.add(saluFloat<+[](h16 A) { return h16(std::sqrt(float(A))); }>("v_s_sqrt_f16"));
+  {
+    using C = FloatCond;
+    T.add(saluFloatCmp<&compareFloat<C::LT, h16>>("s_cmp_lt_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::EQ, h16>>("s_cmp_eq_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::LE, h16>>("s_cmp_le_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::GT, h16>>("s_cmp_gt_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::LG, h16>>("s_cmp_lg_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::GE, h16>>("s_cmp_ge_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::O, h16>>("s_cmp_o_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::U, h16>>("s_cmp_u_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::NGE, h16>>("s_cmp_nge_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::NLG, h16>>("s_cmp_nlg_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::NGT, h16>>("s_cmp_ngt_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::NLE, h16>>("s_cmp_nle_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::NEQ, h16>>("s_cmp_neq_f16"));
+    T.add(saluFloatCmp<&compareFloat<C::NLT, h16>>("s_cmp_nlt_f16"));
+  }
+
   // ---- f16 VOP1
   T.add(vop16<+[](u16 A) { return h16(A); }>("v_cvt_f16_u16"));
   // Conversions between f32 and f16: on the f16 side, |x| and -x act on bit 15 and op_sel picks
@@ -613,15 +663,7 @@ void addHalfOps(TableBuilder &T) {
       std::frexp(F, &E);
     return i16(E);
   }>("v_frexp_exp_i16_f16"));
-  // Two f32 to a pair of f16, rounded toward zero (V_CVT_PKRTZ_F16_F32).
-  T.add(vop<+[](float A, float B) {
-    int Saved = std::fegetround();
-    std::fesetround(FE_TOWARDZERO);
-    volatile float VA = A, VB = B;
-    u32 R = u32(std::bit_cast<u16>(h16(VA))) | (u32(std::bit_cast<u16>(h16(VB))) << 16);
-    std::fesetround(Saved);
-    return R;
-  }>("v_cvt_pkrtz_f16_f32"));
+  T.add(vop<&packRtz>("v_cvt_pkrtz_f16_f32"));
   T.add(vop16<+[](u16 Lo, u16 Hi) { return u32(Lo) | (u32(Hi) << 16); }>("v_pack_b32_f16"));
 
   // ---- 16-bit bit operations and selects of GFX11 true16 code (RDNA3 ISA: V_AND_B16,

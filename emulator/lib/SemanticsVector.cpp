@@ -620,6 +620,9 @@ void addVectorOps(TableBuilder &T) {
       "v_minimummaximum_f32"));
   T.alias("v_max_num_f32", "v_max_f32");
   T.alias("v_min_num_f32", "v_min_f32");
+  // GFX12's SALU forms (saluFloat, Semantics.h).
+  T.add(saluFloat<+[](float A, float B) { return fmaxIeee(A, B); }>("s_max_num_f32"));
+  T.add(saluFloat<+[](float A, float B) { return fminIeee(A, B); }>("s_min_num_f32"));
   T.alias("v_max_num_f64", "v_max_f64");
   T.alias("v_min_num_f64", "v_min_f64");
   T.alias("v_max3_num_f32", "v_max3_f32");

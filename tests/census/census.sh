@@ -1,14 +1,16 @@
 #!/bin/sh
-# Opcode census (issue 5, acceptance 2): compiles the conformance suite (gfx942 packed and single,
-# gfx1100), the lifting tests' kernels (tests/lift/kernels/*.ptx), the bench kernels
-# (bench/quality/kernels.cu through nvcc when present) and, with --corpus, the toolkit corpus
-# sample, for gfx942 and gfx1100, then runs `reptx census` over all the code objects: every
-# machine instruction must have emulator semantics. Prints the distinct mnemonics per source, in
+# Opcode census (issue 5, acceptance 2): compiles the conformance suite (its six configurations:
+# gfx942 packed and single, gfx1100, gfx90a, gfx1030, gfx1201), the lifting tests' kernels
+# (tests/lift/kernels/*.ptx) and the bench kernels (bench/quality/kernels.cu through nvcc when
+# present) for all five targets and, with --corpus, the toolkit corpus sample for gfx942 and
+# gfx1100, then runs `reptx census` over all the code objects: every machine instruction must
+# have emulator semantics. Prints the distinct mnemonics per source, in
 # all, and the missing ones.
 #
 # usage: census.sh REPTX CONFORMANCE_TESTS CORPUS_COMPILE SOURCE_DIR CUDA_HOME [--corpus]
 set -u
 REPTX=$1 CONF=$2 CORPUS=$3 SRC=$4 CUDA=$5 WITH_CORPUS=${6:-}
+ARCHS=gfx942,gfx1100,gfx90a,gfx1030,gfx1201
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 mkdir -p "$OUT/conformance" "$OUT/lift" "$OUT/bench" "$OUT/corpus"
@@ -18,7 +20,7 @@ mkdir -p "$OUT/conformance" "$OUT/lift" "$OUT/bench" "$OUT/corpus"
 # (wave64 single mode: the conformance suite's objects cover it)
 for ptx in "$SRC"/tests/lift/kernels/*.ptx; do
   stem=$(basename "$ptx" .ptx)
-  "$REPTX" compile --no-cache --arch gfx942,gfx1100 "$ptx" -o "$OUT/lift/$stem" >/dev/null 2>&1 ||
+  "$REPTX" compile --no-cache --arch "$ARCHS" "$ptx" -o "$OUT/lift/$stem" >/dev/null 2>&1 ||
     echo "note: $stem did not compile"
 done
 
@@ -26,7 +28,7 @@ NVCC=$CUDA/bin/nvcc
 if [ -x "$NVCC" ]; then
   "$NVCC" -arch=sm_80 -ptx -O3 "$SRC/bench/quality/kernels.cu" -o "$OUT/bench/kernels.ptx" \
     >/dev/null 2>&1 || { echo "nvcc failed on bench/quality/kernels.cu"; exit 1; }
-  "$REPTX" compile --no-cache --arch gfx942,gfx1100 "$OUT/bench/kernels.ptx" -o "$OUT/bench/out" \
+  "$REPTX" compile --no-cache --arch "$ARCHS" "$OUT/bench/kernels.ptx" -o "$OUT/bench/out" \
     >/dev/null || { echo "reptx failed on the bench kernels"; exit 1; }
 else
   echo "note: no nvcc at $NVCC: bench kernels left out"

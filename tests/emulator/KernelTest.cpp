@@ -346,6 +346,56 @@ TEST_P(KernelTest, PackedSixteenBitIntegerOperationsMatchHost) {
     }
 }
 
+// Host version of kernels/salu_float.cu.
+void saluFloatReference(float A, float B, float C, _Float16 H, uint32_t *O) {
+  auto Half = [](double V) { return uint32_t(std::bit_cast<uint16_t>(_Float16(V))); };
+  O[0] = bits(std::fma(A, B, C));
+  O[1] = bits(std::fma(A, 2.75f, B));
+  O[2] = bits(std::trunc(A * 3.5f));
+  O[3] = bits(std::floor(B) + std::ceil(C));
+  O[4] = bits(float(H) * A);
+  O[5] = Half(A + B);
+  O[6] = bits(std::fmax(A, B) - std::fmin(B, C));
+  O[7] = uint32_t(A < B) | uint32_t(A == C) << 1 | uint32_t(B != C) << 2 | uint32_t(A >= C) << 3 |
+         uint32_t(!(A < C)) << 4 | uint32_t(B <= C) << 5 | uint32_t(A > B) << 6;
+  O[8] = bits(std::exp2(A));
+  O[9] = bits(std::log2(B));
+  O[10] = bits(std::sqrt(B));
+  O[11] = bits(std::rint(C * 1.5f));
+  O[12] = Half(double(H) * double(H) + double(H)); // one rounding: an f16 fma
+  O[13] = uint32_t(float(H) < float(_Float16(A))) | uint32_t(float(H) != 1.0f) << 1;
+}
+
+// Float arithmetic on kernel arguments only: GFX12's SALU float instructions on gfx1201 (the
+// VALU elsewhere), for three sets of arguments that flip each comparison.
+TEST_P(KernelTest, UniformFloatArithmeticMatchesHost) {
+  EMU_ASSERT_OK_AND_ASSIGN(CO, load("salu_float"));
+  const int Threads = 64, NumOut = 14;
+  struct Args {
+    float A, B, C;
+    _Float16 H;
+  } Sets[] = {{1.75f, 2.5f, -0.625f, _Float16(0.375f)},
+              {-3.25f, 0.1f, -3.25f, _Float16(-2.0f)},
+              {7.0f, 1e-3f, 9.5f, _Float16(1.0f)}};
+  for (const Args &S : Sets) {
+    Device Dev;
+    EMU_ASSERT_OK_AND_ASSIGN(DOut, Dev.allocate(size_t(Threads) * NumOut * 4, "Out"));
+    auto Params = DispatchParams::blocks(
+        "salu_float", {1, 1, 1}, {Threads, 1, 1},
+        KernargBuilder().add(S.A).add(S.B).add(S.C).add(S.H).addPointer(DOut).take());
+    EMU_ASSERT_OK_AND_ASSIGN(R, Dev.dispatch(*CO, Params));
+    EXPECT_EQ(R.Workgroups, 1u);
+    EMU_ASSERT_OK_AND_ASSIGN(Out, Dev.readArray<uint32_t>(DOut, size_t(Threads) * NumOut));
+    uint32_t Expected[NumOut];
+    saluFloatReference(S.A, S.B, S.C, S.H, Expected);
+    for (int I = 0; I < Threads; ++I)
+      for (int K = 0; K < NumOut; ++K)
+        ASSERT_EQ(Out[size_t(I) * NumOut + K], Expected[K])
+            << "thread " << I << ", result " << K << " (A=" << S.A << " B=" << S.B << " C=" << S.C
+            << " H=" << float(S.H) << ")";
+  }
+}
+
 TEST_P(KernelTest, OutOfBoundsWriteIsReportedWithLaneAndAddress) {
   EMU_ASSERT_OK_AND_ASSIGN(CO, load("out_of_bounds"));
   const int N = 1000;
