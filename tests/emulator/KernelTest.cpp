@@ -260,12 +260,14 @@ TEST_P(KernelTest, AluOperationsMatchHostBitForBit) {
 }
 
 // Host version of kernels/int16_ops.cu.
+// (Products in uint32_t: uint16_t operands would be promoted to int, which 65535 * 65535
+// overflows.)
 void int16OpsReference(uint16_t x, uint16_t y, uint16_t z, uint32_t *O) {
-  O[0] = uint16_t(x * y + z);
+  O[0] = uint16_t(uint32_t(x) * y + z);
   O[1] = uint32_t(int32_t(int16_t(int16_t(x) * -9 + int16_t(z))));
-  O[2] = uint16_t(x * 23 + y);
+  O[2] = uint16_t(uint32_t(x) * 23 + y);
   O[3] = uint16_t(std::max(x, y) - z);
-  O[4] = uint16_t(uint16_t(x * y) >> (z & 15));
+  O[4] = uint16_t(uint16_t(uint32_t(x) * y) >> (z & 15));
 }
 
 // 16-bit VALU arithmetic, GFX9's legacy v_mad_legacy_u16 among it (a kernel of cuDNN's Winograd
