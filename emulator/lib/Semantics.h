@@ -547,46 +547,80 @@ template <auto F> OpDef saluFloatCmp(llvm::StringRef Name) {
   return D;
 }
 
-// IEEE comparisons by condition code (the VOPC/SOPC float conditions; N* are the unordered
-// negations: true when either side is NaN).
-enum class FloatCond { F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU };
-template <FloatCond C, typename T> bool compareFloat(T AIn, T BIn) {
-  double A = double(AIn), B = double(BIn);
+// Comparisons by condition code, for VOPC (v_cmp_<cond>_<type>) and GFX12's SOPC float compares
+// (s_cmp_<cond>_f32/f16). On floats, LG is ordered not-equal and the N* conditions are the
+// unordered negations (true when either side is NaN); on integers LG is not-equal.
+enum class CmpCond { F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU };
+template <typename T, CmpCond C> bool compare(T AIn, T BIn) {
+  // _Float16 through float (every value exact; libstdc++ has no std::isnan for it).
+  using V = std::conditional_t<std::is_same_v<T, _Float16>, float, T>;
+  V A = V(AIn), B = V(BIn);
   switch (C) {
-  case FloatCond::F:
+  case CmpCond::F:
     return false;
-  case FloatCond::LT:
+  case CmpCond::LT:
     return A < B;
-  case FloatCond::EQ:
+  case CmpCond::EQ:
     return A == B;
-  case FloatCond::LE:
+  case CmpCond::LE:
     return A <= B;
-  case FloatCond::GT:
+  case CmpCond::GT:
     return A > B;
-  case FloatCond::LG:
-    return A < B || A > B;
-  case FloatCond::GE:
+  case CmpCond::LG:
+    if constexpr (IsFloat<V>)
+      return A < B || A > B;
+    else
+      return A != B;
+  case CmpCond::GE:
     return A >= B;
-  case FloatCond::O:
-    return !std::isnan(A) && !std::isnan(B);
-  case FloatCond::U:
-    return std::isnan(A) || std::isnan(B);
-  case FloatCond::NGE:
+  case CmpCond::O:
+    if constexpr (IsFloat<V>)
+      return !std::isnan(A) && !std::isnan(B);
+    return true;
+  case CmpCond::U:
+    if constexpr (IsFloat<V>)
+      return std::isnan(A) || std::isnan(B);
+    return false;
+  case CmpCond::NGE:
     return !(A >= B);
-  case FloatCond::NLG:
+  case CmpCond::NLG:
     return !(A < B || A > B);
-  case FloatCond::NGT:
+  case CmpCond::NGT:
     return !(A > B);
-  case FloatCond::NLE:
+  case CmpCond::NLE:
     return !(A <= B);
-  case FloatCond::NEQ:
+  case CmpCond::NEQ:
     return !(A == B);
-  case FloatCond::NLT:
+  case CmpCond::NLT:
     return !(A < B);
-  case FloatCond::TRU:
+  case CmpCond::TRU:
     return true;
   }
   return false;
+}
+
+// Calls Add.template operator()<C>(name) for each float condition and its mnemonic spelling;
+// F ("f") and TRU ("tru") only WithConstant (VOPC has them, SOPC does not).
+template <typename Fn> void forEachFloatCond(Fn &&Add, bool WithConstant) {
+  using enum CmpCond;
+  if (WithConstant)
+    Add.template operator()<F>("f");
+  Add.template operator()<LT>("lt");
+  Add.template operator()<EQ>("eq");
+  Add.template operator()<LE>("le");
+  Add.template operator()<GT>("gt");
+  Add.template operator()<LG>("lg");
+  Add.template operator()<GE>("ge");
+  Add.template operator()<O>("o");
+  Add.template operator()<U>("u");
+  Add.template operator()<NGE>("nge");
+  Add.template operator()<NLG>("nlg");
+  Add.template operator()<NGT>("ngt");
+  Add.template operator()<NLE>("nle");
+  Add.template operator()<NEQ>("neq");
+  Add.template operator()<NLT>("nlt");
+  if (WithConstant)
+    Add.template operator()<TRU>("tru");
 }
 
 // SOPK accumulating forms: D = F(D, simm16).

@@ -51,21 +51,11 @@ void addGfx12Ops(TableBuilder &T) {
   T.add(saluFloat<+[](float A) { return 1.0f / std::sqrt(A); }>("v_s_rsq_f32"));
   T.add(saluFloat<+[](float A) { return std::sqrt(A); }>("v_s_sqrt_f32"));
   // SOPC: SCC from an IEEE comparison.
-  using C = FloatCond;
-  T.add(saluFloatCmp<&compareFloat<C::LT, float>>("s_cmp_lt_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::EQ, float>>("s_cmp_eq_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::LE, float>>("s_cmp_le_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::GT, float>>("s_cmp_gt_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::LG, float>>("s_cmp_lg_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::GE, float>>("s_cmp_ge_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::O, float>>("s_cmp_o_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::U, float>>("s_cmp_u_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::NGE, float>>("s_cmp_nge_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::NLG, float>>("s_cmp_nlg_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::NGT, float>>("s_cmp_ngt_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::NLE, float>>("s_cmp_nle_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::NEQ, float>>("s_cmp_neq_f32"));
-  T.add(saluFloatCmp<&compareFloat<C::NLT, float>>("s_cmp_nlt_f32"));
+  forEachFloatCond(
+      [&]<CmpCond C>(llvm::StringRef Cond) {
+        T.add(saluFloatCmp<&compare<float, C>>(T.intern("s_cmp_" + Cond.str() + "_f32")));
+      },
+      /*WithConstant=*/false);
   T.alias("v_mad_co_u64_u32", "v_mad_u64_u32");
   T.alias("v_mad_co_i64_i32", "v_mad_i64_i32");
 }

@@ -191,51 +191,6 @@ template <auto F, bool Acc = false> OpDef vop16(llvm::StringRef Name) {
   return D;
 }
 
-// --- VOPC on f16
-enum Cond { F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU };
-template <Cond C> bool cmpHalf(h16 Ah, h16 Bh) {
-  float A = float(Ah), B = float(Bh);
-  switch (C) {
-  case F:
-    return false;
-  case LT:
-    return A < B;
-  case EQ:
-    return A == B;
-  case LE:
-    return A <= B;
-  case GT:
-    return A > B;
-  case LG:
-    return A < B || A > B;
-  case GE:
-    return A >= B;
-  case O:
-    return !std::isnan(A) && !std::isnan(B);
-  case U:
-    return std::isnan(A) || std::isnan(B);
-  case NGE:
-    return !(A >= B);
-  case NLG:
-    return !(A < B || A > B);
-  case NGT:
-    return !(A > B);
-  case NLE:
-    return !(A <= B);
-  case NEQ:
-    return !(A == B);
-  case NLT:
-    return !(A < B);
-  case TRU:
-    return true;
-  }
-  return false;
-}
-template <Cond C> void addCmp(TableBuilder &T, llvm::StringRef Name) {
-  T.add(vopc<&cmpHalf<C>, false>(T.intern("v_cmp_" + Name.str() + "_f16")));
-  T.add(vopc<&cmpHalf<C>, true>(T.intern("v_cmpx_" + Name.str() + "_f16")));
-}
-
 bool classHalf(h16 X, u32 Mask) {
   u16 B = std::bit_cast<u16>(X);
   bool Neg = B >> 15;
@@ -604,23 +559,11 @@ void addHalfOps(TableBuilder &T) {
   T.add(saluFloat<+[](h16 A) { return h16(1.0f / float(A)); }>("v_s_rcp_f16"));
   T.add(saluFloat<+[](h16 A) { return h16(1.0f / std::sqrt(float(A))); }>("v_s_rsq_f16"));
   T.add(saluFloat<+[](h16 A) { return h16(std::sqrt(float(A))); }>("v_s_sqrt_f16"));
-  {
-    using C = FloatCond;
-    T.add(saluFloatCmp<&compareFloat<C::LT, h16>>("s_cmp_lt_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::EQ, h16>>("s_cmp_eq_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::LE, h16>>("s_cmp_le_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::GT, h16>>("s_cmp_gt_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::LG, h16>>("s_cmp_lg_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::GE, h16>>("s_cmp_ge_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::O, h16>>("s_cmp_o_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::U, h16>>("s_cmp_u_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::NGE, h16>>("s_cmp_nge_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::NLG, h16>>("s_cmp_nlg_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::NGT, h16>>("s_cmp_ngt_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::NLE, h16>>("s_cmp_nle_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::NEQ, h16>>("s_cmp_neq_f16"));
-    T.add(saluFloatCmp<&compareFloat<C::NLT, h16>>("s_cmp_nlt_f16"));
-  }
+  forEachFloatCond(
+      [&]<CmpCond C>(llvm::StringRef Cond) {
+        T.add(saluFloatCmp<&compare<h16, C>>(T.intern("s_cmp_" + Cond.str() + "_f16")));
+      },
+      /*WithConstant=*/false);
 
   // ---- f16 VOP1
   T.add(vop16<+[](u16 A) { return h16(A); }>("v_cvt_f16_u16"));
@@ -675,22 +618,12 @@ void addHalfOps(TableBuilder &T) {
   T.add(vop16<+[](u16 A, u16 B, bool M) { return M ? B : A; }>("v_cndmask_b16"));
 
   // ---- VOPC f16
-  addCmp<F>(T, "f");
-  addCmp<LT>(T, "lt");
-  addCmp<EQ>(T, "eq");
-  addCmp<LE>(T, "le");
-  addCmp<GT>(T, "gt");
-  addCmp<LG>(T, "lg");
-  addCmp<GE>(T, "ge");
-  addCmp<O>(T, "o");
-  addCmp<U>(T, "u");
-  addCmp<NGE>(T, "nge");
-  addCmp<NLG>(T, "nlg");
-  addCmp<NGT>(T, "ngt");
-  addCmp<NLE>(T, "nle");
-  addCmp<NEQ>(T, "neq");
-  addCmp<NLT>(T, "nlt");
-  addCmp<TRU>(T, "tru");
+  forEachFloatCond(
+      [&]<CmpCond C>(llvm::StringRef Cond) {
+        T.add(vopc<&compare<h16, C>, false>(T.intern("v_cmp_" + Cond.str() + "_f16")));
+        T.add(vopc<&compare<h16, C>, true>(T.intern("v_cmpx_" + Cond.str() + "_f16")));
+      },
+      /*WithConstant=*/true);
   T.add(vopc<&classHalf, false>("v_cmp_class_f16"));
   T.add(vopc<&classHalf, true>("v_cmpx_class_f16"));
 

@@ -170,60 +170,14 @@ template <typename T> bool fpClass(T X, u32 Mask) {
 
 // --- compares
 
-enum CmpCond { F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU };
-
-template <typename T, CmpCond C> bool cmp(T A, T B) {
-  switch (C) {
-  case F:
-    return false;
-  case LT:
-    return A < B;
-  case EQ:
-    return A == B;
-  case LE:
-    return A <= B;
-  case GT:
-    return A > B;
-  case LG:
-    if constexpr (IsFloat<T>)
-      return A < B || A > B;
-    else
-      return A != B;
-  case GE:
-    return A >= B;
-  case O:
-    if constexpr (IsFloat<T>)
-      return !std::isnan(A) && !std::isnan(B);
-    return true;
-  case U:
-    if constexpr (IsFloat<T>)
-      return std::isnan(A) || std::isnan(B);
-    return false;
-  case NGE:
-    return !(A >= B);
-  case NLG:
-    return !(A < B || A > B);
-  case NGT:
-    return !(A > B);
-  case NLE:
-    return !(A <= B);
-  case NEQ:
-    return !(A == B);
-  case NLT:
-    return !(A < B);
-  case TRU:
-    return true;
-  }
-  return false;
-}
-
 template <typename T, CmpCond C>
 void addCmp(TableBuilder &Tb, llvm::StringRef Cond, llvm::StringRef Type) {
-  Tb.add(vopc<&cmp<T, C>, false>(Tb.intern("v_cmp_" + Cond.str() + "_" + Type.str())));
-  Tb.add(vopc<&cmp<T, C>, true>(Tb.intern("v_cmpx_" + Cond.str() + "_" + Type.str())));
+  Tb.add(vopc<&compare<T, C>, false>(Tb.intern("v_cmp_" + Cond.str() + "_" + Type.str())));
+  Tb.add(vopc<&compare<T, C>, true>(Tb.intern("v_cmpx_" + Cond.str() + "_" + Type.str())));
 }
 
 template <typename T> void addIntCompares(TableBuilder &Tb, llvm::StringRef Type) {
+  using enum CmpCond;
   addCmp<T, F>(Tb, "f", Type);
   addCmp<T, LT>(Tb, "lt", Type);
   addCmp<T, EQ>(Tb, "eq", Type);
@@ -237,22 +191,8 @@ template <typename T> void addIntCompares(TableBuilder &Tb, llvm::StringRef Type
 }
 
 template <typename T> void addFloatCompares(TableBuilder &Tb, llvm::StringRef Type) {
-  addCmp<T, F>(Tb, "f", Type);
-  addCmp<T, LT>(Tb, "lt", Type);
-  addCmp<T, EQ>(Tb, "eq", Type);
-  addCmp<T, LE>(Tb, "le", Type);
-  addCmp<T, GT>(Tb, "gt", Type);
-  addCmp<T, LG>(Tb, "lg", Type);
-  addCmp<T, GE>(Tb, "ge", Type);
-  addCmp<T, O>(Tb, "o", Type);
-  addCmp<T, U>(Tb, "u", Type);
-  addCmp<T, NGE>(Tb, "nge", Type);
-  addCmp<T, NLG>(Tb, "nlg", Type);
-  addCmp<T, NGT>(Tb, "ngt", Type);
-  addCmp<T, NLE>(Tb, "nle", Type);
-  addCmp<T, NEQ>(Tb, "neq", Type);
-  addCmp<T, NLT>(Tb, "nlt", Type);
-  addCmp<T, TRU>(Tb, "tru", Type);
+  forEachFloatCond([&]<CmpCond C>(llvm::StringRef Cond) { addCmp<T, C>(Tb, Cond, Type); },
+                   /*WithConstant=*/true);
 }
 
 // --- handlers that need the lane index, scalar destinations or several registers
