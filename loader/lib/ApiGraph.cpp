@@ -339,6 +339,8 @@ CUresult runGraph(const Graph &G, CUstream S, Context *C) {
       break;
     case CU_GRAPH_NODE_TYPE_MEMSET:
       R = runFill(N->Fill, C);
+      if (R == CUDA_SUCCESS)
+        noteSubmitted(C, S);
       break;
     case CU_GRAPH_NODE_TYPE_HOST:
       contextSynchronize(C); // the node's dependencies have completed (and printed)

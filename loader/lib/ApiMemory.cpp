@@ -171,7 +171,10 @@ CUresult fill2D(CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned Elem, si
     N->Fill = {Dst, Height > 1 ? Pitch : Width * Elem, Value, Elem, Width, Height};
     return capture(S, std::move(N));
   }
-  return fill2DOn(C, Dst, Pitch, Value, Elem, Width, Height);
+  CUresult R = fill2DOn(C, Dst, Pitch, Value, Elem, Width, Height);
+  if (R == CUDA_SUCCESS)
+    noteSubmitted(C, S); // HIP may finish a fill after the call returns
+  return R;
 }
 CUresult fill(CUdeviceptr Dst, uint32_t Value, unsigned Elem, size_t N, CUstream S = nullptr) {
   return fill2D(Dst, N * Elem, Value, Elem, N, 1, S);
@@ -1289,6 +1292,7 @@ CUresult cuStreamDestroy_v2(CUstream S) {
     return CUDA_ERROR_INVALID_HANDLE;
   forgetStream(St);
   forgetStreamAttributes(S);
+  forgetStreamProgress(St->Ctx, S);
   St->T = Tag{};
   delete St;
   return CUDA_SUCCESS;
@@ -1304,7 +1308,7 @@ static CUresult streamSync(CUstream S) {
     return R;
   if (CUresult R = captureRefuses(S))
     return R;
-  return contextSynchronize(C);
+  return streamFinish(C, S);
 }
 CUresult cuStreamSynchronize(CUstream S) {
   REPTX_TRACE(cuStreamSynchronize, S);
@@ -1315,14 +1319,24 @@ CUresult cuStreamSynchronize_ptsz(CUstream S) {
   S = perThreadDefault(S);
   return streamSync(S);
 }
+// Asks without waiting: on HIP, whether the device has run what was submitted on the stream
+// (Progress.cpp); on the emulator that finished before the calls returned.
+static CUresult streamQuery(CUstream S) {
+  Context *C;
+  if (CUresult R = streamContext(S, C))
+    return R;
+  if (CUresult R = captureRefuses(S))
+    return R;
+  return streamProgress(C, S);
+}
 CUresult cuStreamQuery(CUstream S) {
   REPTX_TRACE(cuStreamQuery, S);
-  return streamSync(S);
+  return streamQuery(S);
 }
 CUresult cuStreamQuery_ptsz(CUstream S) {
   REPTX_TRACE(cuStreamQuery_ptsz, S);
   S = perThreadDefault(S);
-  return streamSync(S);
+  return streamQuery(S);
 }
 
 static CUresult streamWait(CUstream S, CUevent E) {
@@ -2032,7 +2046,10 @@ CUresult cuEventSynchronize(CUevent E) {
   }
   Context *C;
   if (currentOrError(C) == CUDA_SUCCESS) {
-    printfDrain(*C->Dev);
+    // What finished kernels printed; on HIP only once the device is idle, as reading the FIFO
+    // would wait for the work after the event too (a later synchronisation prints the rest).
+    if (deviceIdle(*C->Dev))
+      printfDrain(*C->Dev);
     return C->Sticky.load();
   }
   return CUDA_SUCCESS;

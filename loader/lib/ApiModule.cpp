@@ -794,7 +794,11 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
     writeDeviceLimits(*C);
   }
   DeviceFault Fault = DeviceFault::None;
-  printfDrain(*C->Dev); // CUDA flushes device printf output at the start of a launch
+  // CUDA flushes device printf output at the start of a launch: what finished kernels printed.
+  // An asynchronous device's FIFO is read only when it is idle, or reading it would wait for
+  // the kernels still running (and race with their records).
+  if (printfAttached(*C->Dev) && deviceIdle(*C->Dev))
+    printfDrain(*C->Dev);
   log().debug("launch {} <<<({},{},{}), ({},{},{}), {}>>>{}", K->Name, Dims.GridX, Dims.GridY,
               Dims.GridZ, Dims.BlockX, Dims.BlockY, Dims.BlockZ, Dims.DynamicShared,
               Dims.Cooperative ? " cooperative" : "");
@@ -802,6 +806,7 @@ CUresult reptx::loader::runKernel(Kernel *K, const LaunchDims &Dims, CUstream S,
     log().error("launch of {}: {}", K->Name, llvm::toString(std::move(E)));
     return CUDA_ERROR_LAUNCH_FAILED;
   }
+  noteSubmitted(C, S);
   if (Fault != DeviceFault::None) {
     // A trap after a failed assert's message is CUDA's cudaErrorAssert.
     bool Assert = Fault == DeviceFault::LaunchFailed && printfDrain(*C->Dev);

@@ -164,6 +164,7 @@ void Driver::releaseResources(Context *C) {
   }
   // And the device memory allocated in it (ApiMemory.cpp).
   releaseContextMemory(C);
+  forgetContextProgress(C);
   C->Sticky.store(CUDA_SUCCESS);
 }
 

@@ -280,6 +280,23 @@ CUresult faultResult(DeviceFault F);
 /// Waits for the context's work and drains device printf; the context's sticky error, if any
 /// (ApiDevice.cpp).
 CUresult contextSynchronize(Context *C);
+/// Progress of an asynchronous device (HIP), known without waiting for it (Progress.cpp): after
+/// each kernel launch or fill submitted on S, device events mark where the work of S, and of the
+/// whole device, ends in the device's queue.
+void noteSubmitted(Context *C, CUstream S);
+/// cuStreamQuery: CUDA_ERROR_NOT_READY while work submitted on S has not finished, else the
+/// context's sticky error (a fault found here becomes it). On a synchronous backend (the
+/// emulator) everything has finished: a context synchronisation.
+CUresult streamProgress(Context *C, CUstream S);
+/// cuStreamSynchronize: on HIP, for a stream the program created, waits for the work submitted on
+/// it (and what the device's queue holds before that), not for later work of other streams;
+/// elsewhere, and for the default streams, a context synchronisation.
+CUresult streamFinish(Context *C, CUstream S);
+/// Whether the device has finished everything submitted to it (true on a synchronous backend).
+bool deviceIdle(Device &D);
+/// A stream, or every stream of a context, going away: its markers too.
+void forgetStreamProgress(Context *C, CUstream S);
+void forgetContextProgress(Context *C);
 /// cuDeviceGetAttribute's answer for a valid attribute (ApiDevice.cpp).
 int deviceAttribute(const Device &D, int Attribute);
 /// cuCtxGetLimit's answer for context C (ApiDevice.cpp).

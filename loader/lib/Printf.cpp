@@ -319,6 +319,12 @@ void printfDetach(Device &D, const LoadedCode &Code) {
   F.Symbols.erase(&Code);
 }
 
+bool printfAttached(Device &D) {
+  Fifo &F = fifo(D);
+  std::lock_guard<std::mutex> L(F.M);
+  return F.Address != 0;
+}
+
 size_t printfFifoSize(Device &D) {
   Fifo &F = fifo(D);
   std::lock_guard<std::mutex> L(F.M);

@@ -23,6 +23,8 @@ void printfDetach(Device &D, const LoadedCode &Code);
 /// the FIFO. Cheap when no module with printf was loaded. Returns whether a failed device assert's
 /// message was among the records (ir/include/reptx/ir/Intrinsics.h, AssertFormat).
 bool printfDrain(Device &D);
+/// Whether the device has a FIFO (a module with printf was loaded), without reading it.
+bool printfAttached(Device &D);
 /// CU_LIMIT_PRINTF_FIFO_SIZE of the device (shared by its contexts, as its code objects are).
 size_t printfFifoSize(Device &D);
 /// Sets it: drains, and when a FIFO exists, replaces it with one of the new size and points

@@ -53,8 +53,27 @@ protected:
     EXPECT_EQ(cuModuleGetFunction(&F, Module, "reptx_hip_empty"), CUDA_SUCCESS);
     return F;
   }
-  static CUresult launch(CUfunction F) {
-    return cuLaunchKernel(F, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+  /// A kernel that calls printf (its module gets the device's printf FIFO), loaded.
+  CUfunction printfKernel() {
+    static const char *Ptx =
+        ".version 7.0\n.target sm_80\n.address_size 64\n"
+        ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, "
+        ".param .b64 vprintf_param_1);\n"
+        ".global .align 1 .b8 $str[4] = {104, 105, 10, 0};\n"
+        ".visible .entry reptx_hip_printf()\n{\n"
+        "  .reg .b32 %r<2>;\n  .reg .b64 %rd<4>;\n"
+        "  mov.u64 %rd1, $str;\n  cvta.global.u64 %rd2, %rd1;\n  mov.u64 %rd3, 0;\n"
+        "  {\n  .param .b64 param0;\n  st.param.b64 [param0+0], %rd2;\n"
+        "  .param .b64 param1;\n  st.param.b64 [param1+0], %rd3;\n"
+        "  .param .b32 retval0;\n  call.uni (retval0), vprintf, (param0, param1);\n"
+        "  ld.param.b32 %r1, [retval0+0];\n  }\n  ret;\n}\n";
+    CUfunction F = nullptr;
+    EXPECT_EQ(cuModuleLoadData(&Module, Ptx), CUDA_SUCCESS);
+    EXPECT_EQ(cuModuleGetFunction(&F, Module, "reptx_hip_printf"), CUDA_SUCCESS);
+    return F;
+  }
+  static CUresult launch(CUfunction F, CUstream S = nullptr) {
+    return cuLaunchKernel(F, 1, 1, 1, 32, 1, 1, 0, S, nullptr, nullptr);
   }
   static void *Fake;
   static const char *(*Calls)();
@@ -181,6 +200,64 @@ TEST_F(HipLoader, HostWaitsAskTheAsynchronousDevice) {
   ASSERT_EQ(cuModuleUnload(Module), CUDA_SUCCESS);
   EXPECT_NE(std::string(Calls()).find("hipEventCreateWithFlags(2)\n"), std::string::npos)
       << Calls();
+}
+
+// Asking is not waiting. cuStreamQuery answers from device events recorded after each stream's
+// work, cuStreamSynchronize of a created stream waits for that event, and neither a launch nor a
+// wait reads the printf FIFO before the device is idle: reading it is a copy, which HIP's null
+// stream runs only after every kernel before it.
+TEST_F(HipLoader, StreamsAskTheDeviceWithoutWaitingForAllOfIt) {
+  CUfunction F = printfKernel();
+  ASSERT_NE(F, nullptr);
+  int Before = Completed();
+  for (int I = 0; I < 3; ++I)
+    ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before); // no launch waited for the kernels before it
+  EXPECT_EQ(cuStreamQuery(nullptr), CUDA_ERROR_NOT_READY);
+  EXPECT_EQ(Completed(), Before); // nor did the query
+  ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before + 3);
+  EXPECT_EQ(cuStreamQuery(nullptr), CUDA_SUCCESS);
+
+  // Two streams, one kernel each: the first's finishes (an event after it is waited for), the
+  // second's does not.
+  CUstream A = nullptr, B = nullptr;
+  ASSERT_EQ(cuStreamCreate(&A, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamCreate(&B, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamQuery(A), CUDA_SUCCESS); // nothing submitted on it yet
+  CUevent E = nullptr;
+  ASSERT_EQ(cuEventCreate(&E, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  ASSERT_EQ(launch(F, A), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(E, A), CUDA_SUCCESS);
+  ASSERT_EQ(launch(F, B), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamQuery(A), CUDA_ERROR_NOT_READY);
+  EXPECT_EQ(cuStreamQuery(B), CUDA_ERROR_NOT_READY);
+  ASSERT_EQ(cuEventSynchronize(E), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before + 4);
+  EXPECT_EQ(cuStreamQuery(A), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamQuery(B), CUDA_ERROR_NOT_READY);
+  // A memset is work of its stream too, queued behind B's kernel on the device.
+  CUdeviceptr D = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&D, 64), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32Async(D, 7, 16, A), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamQuery(A), CUDA_ERROR_NOT_READY);
+  EXPECT_EQ(Completed(), Before + 4);
+  // Waiting for a stream waits for its own work (and what the device's queue holds before it),
+  // not for work submitted later on another stream.
+  ASSERT_EQ(launch(F, B), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(A), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before + 5);
+  EXPECT_EQ(cuStreamQuery(A), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamQuery(B), CUDA_ERROR_NOT_READY);
+  ASSERT_EQ(cuStreamSynchronize(B), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before + 6);
+  EXPECT_EQ(cuStreamQuery(B), CUDA_SUCCESS);
+
+  ASSERT_EQ(cuMemFree_v2(D), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventDestroy_v2(E), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy_v2(A), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy_v2(B), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(Module), CUDA_SUCCESS);
 }
 
 // A fault of the work before an event is what waiting for the event returns, and stays the
