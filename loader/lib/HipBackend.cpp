@@ -57,6 +57,7 @@ struct HipApi {
   hipError (*MemsetD32)(void *, int, size_t) = nullptr;
   hipError (*MemGetAddressRange)(void **, size_t *, void *) = nullptr;
   hipError (*ModuleLoadData)(hipModule *, const void *) = nullptr;
+  hipError (*ModuleUnload)(hipModule) = nullptr;
   hipError (*ModuleGetFunction)(hipFunction *, hipModule, const char *) = nullptr;
   hipError (*ModuleGetGlobal)(void **, size_t *, hipModule, const char *) = nullptr;
   hipError (*ModuleLaunchKernel)(hipFunction, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -98,6 +99,7 @@ const Slot Slots[] = {
     REPTX_HIP_SLOT("hipMemsetD32", MemsetD32),
     REPTX_HIP_SLOT("hipMemGetAddressRange", MemGetAddressRange),
     REPTX_HIP_SLOT("hipModuleLoadData", ModuleLoadData),
+    REPTX_HIP_SLOT("hipModuleUnload", ModuleUnload),
     REPTX_HIP_SLOT("hipModuleGetFunction", ModuleGetFunction),
     REPTX_HIP_SLOT("hipModuleGetGlobal", ModuleGetGlobal),
     REPTX_HIP_SLOT("hipModuleLaunchKernel", ModuleLaunchKernel),
@@ -177,6 +179,15 @@ struct HsaApi {
 
 class HipCode : public LoadedCode {
 public:
+  /// The module goes when the library does. Its kernels may still be queued: the device
+  /// finishes them first (hipModuleUnload does not wait for them).
+  ~HipCode() override {
+    if (!Module)
+      return;
+    Api->DeviceSynchronize();
+    if (hipError E = Api->ModuleUnload(Module))
+      log().warn("hipModuleUnload: {}", Api->GetErrorString ? Api->GetErrorString(E) : "error");
+  }
   hipModule Module = nullptr;
   std::map<std::string, KernelMeta, std::less<>> Kernels;
   std::map<std::string, hipFunction, std::less<>> Functions;

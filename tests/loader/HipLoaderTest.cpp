@@ -260,6 +260,20 @@ TEST_F(HipLoader, StreamsAskTheDeviceWithoutWaitingForAllOfIt) {
   ASSERT_EQ(cuModuleUnload(Module), CUDA_SUCCESS);
 }
 
+// A module's code object leaves the device with it, once the kernels queued from it have run.
+TEST_F(HipLoader, UnloadingAModuleUnloadsItsHipModule) {
+  CUfunction F = emptyKernel();
+  ASSERT_NE(F, nullptr);
+  int Before = Completed();
+  ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  ASSERT_EQ(launch(F), CUDA_SUCCESS);
+  Reset();
+  ASSERT_EQ(cuModuleUnload(Module), CUDA_SUCCESS);
+  EXPECT_EQ(Completed(), Before + 2);
+  EXPECT_NE(std::string(Calls()).find("hipDeviceSynchronize\nhipModuleUnload\n"), std::string::npos)
+      << Calls();
+}
+
 // A fault of the work before an event is what waiting for the event returns, and stays the
 // context's error.
 TEST_F(HipLoader, AFaultBeforeAnEventIsTheContextsError) {

@@ -193,6 +193,11 @@ int hipModuleLoadData(void **Module, const void *Image) {
   *Module = (void *)0x1;
   return 0;
 }
+int hipModuleUnload(void *Module) {
+  (void)Module;
+  record("hipModuleUnload");
+  return 0;
+}
 int hipModuleGetFunction(void **F, void *Module, const char *Name) {
   (void)Module;
   (void)Name;
