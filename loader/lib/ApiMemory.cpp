@@ -1302,41 +1302,34 @@ CUresult cuStreamDestroy(CUstream S) {
   return cuStreamDestroy_v2(S);
 }
 
-static CUresult streamSync(CUstream S) {
+// Waiting for a stream (streamFinish) or asking about it without waiting (streamProgress: on
+// HIP, whether the device has run what was submitted on it; on the emulator that finished before
+// the calls returned). Neither is allowed in a capture.
+static CUresult streamWaitOrAsk(CUstream S, CUresult (*How)(Context *, CUstream)) {
   Context *C;
   if (CUresult R = streamContext(S, C))
     return R;
   if (CUresult R = captureRefuses(S))
     return R;
-  return streamFinish(C, S);
+  return How(C, S);
 }
 CUresult cuStreamSynchronize(CUstream S) {
   REPTX_TRACE(cuStreamSynchronize, S);
-  return streamSync(S);
+  return streamWaitOrAsk(S, streamFinish);
 }
 CUresult cuStreamSynchronize_ptsz(CUstream S) {
   REPTX_TRACE(cuStreamSynchronize_ptsz, S);
   S = perThreadDefault(S);
-  return streamSync(S);
-}
-// Asks without waiting: on HIP, whether the device has run what was submitted on the stream
-// (Progress.cpp); on the emulator that finished before the calls returned.
-static CUresult streamQuery(CUstream S) {
-  Context *C;
-  if (CUresult R = streamContext(S, C))
-    return R;
-  if (CUresult R = captureRefuses(S))
-    return R;
-  return streamProgress(C, S);
+  return streamWaitOrAsk(S, streamFinish);
 }
 CUresult cuStreamQuery(CUstream S) {
   REPTX_TRACE(cuStreamQuery, S);
-  return streamQuery(S);
+  return streamWaitOrAsk(S, streamProgress);
 }
 CUresult cuStreamQuery_ptsz(CUstream S) {
   REPTX_TRACE(cuStreamQuery_ptsz, S);
   S = perThreadDefault(S);
-  return streamQuery(S);
+  return streamWaitOrAsk(S, streamProgress);
 }
 
 static CUresult streamWait(CUstream S, CUevent E) {
