@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -177,12 +178,17 @@ struct HsaApi {
   HsaStatus (*AgentGetInfo)(HsaAgent, int, void *) = nullptr;
 };
 
+/// Set by an exit handler registered once HIP is initialised, so that it runs before HIP's own
+/// (handlers run in reverse order): cudart unloads its modules from exit handlers registered
+/// earlier, when HIP may be gone; the process's end releases the GPU's memory anyway.
+std::atomic<bool> ProcessExiting{false};
+
 class HipCode : public LoadedCode {
 public:
   /// The module goes when the library does. Its kernels may still be queued: the device
   /// finishes them first (hipModuleUnload does not wait for them).
   ~HipCode() override {
-    if (!Module)
+    if (!Module || ProcessExiting.load())
       return;
     Api->DeviceSynchronize();
     if (hipError E = Api->ModuleUnload(Module))
@@ -549,6 +555,8 @@ std::unique_ptr<ExecBackend> createHipBackend(std::string &Why) {
     dlclose(H);
     return nullptr;
   }
+  static std::once_flag AtExit;
+  std::call_once(AtExit, [] { std::atexit([] { ProcessExiting.store(true); }); });
   char Name[256] = {};
   size_t Total = 0;
   Api.DeviceGetName(Name, sizeof(Name), 0);
