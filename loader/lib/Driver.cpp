@@ -73,6 +73,22 @@ int envInt(const char *Name, int Default) {
   return V && *V ? std::atoi(V) : Default;
 }
 
+/// An exit handler for asynchronous devices: the work the program left queued finishes and what
+/// it printed is printed while the device's runtime is still there, then the backend stops using
+/// the runtime (ExecBackend::processExiting), whose own exit handlers may run next.
+void finishAtExit() {
+  Driver &Drv = Driver::get();
+  for (int I = 0; I < Drv.deviceCount(); ++I) {
+    Device *D = Drv.device(I);
+    if (!D || !D->Backend->asynchronous())
+      continue;
+    DeviceFault Fault = DeviceFault::None;
+    llvm::consumeError(D->Backend->synchronize(Fault));
+    printfDrain(*D);
+    D->Backend->processExiting();
+  }
+}
+
 } // namespace
 
 CUresult Driver::init() {
@@ -115,6 +131,11 @@ CUresult Driver::init() {
                   "gfx1100, gfx1201): its modules will not load (REPTX_ARCH names a processor "
                   "whose code it runs)",
                   D->Backend->arch());
+    // Registered right after the backend initialised the device's runtime, so it runs before
+    // the runtime's exit handlers (handlers run in reverse order) and before cudart's, which
+    // were registered before cuInit and unload its modules afterwards.
+    if (D->Backend->asynchronous())
+      std::atexit(finishAtExit);
     Devices.push_back(std::move(D));
     InitResult = CUDA_SUCCESS;
     Initialized.store(true, std::memory_order_release);

@@ -137,6 +137,15 @@ public:
   /// whole synchronisation (an event, a host function) must ask the device. The emulator has
   /// finished each operation when its call returns.
   virtual bool asynchronous() const { return false; }
+  /// The process is exiting, and the device's runtime may shut down in its own exit handlers
+  /// after this call (Driver::init registers the call as an exit handler right after creating
+  /// an asynchronous backend, so it runs before the runtime's). From then on no call reaches the
+  /// runtime: releasing memory, code and events and waiting succeed without it (the process's
+  /// end frees the device), anything else fails. cudart's exit handlers, registered before the
+  /// runtime's, unload its modules and release the primary context afterwards.
+  virtual void processExiting() {}
+  /// Whether processExiting has been called: the device's work can no longer be read back.
+  virtual bool exiting() const { return false; }
   /// Device events, for an asynchronous backend: a point in the device's queue, its completion
   /// and the device's time there. Flags are CU_EVENT_BLOCKING_SYNC and CU_EVENT_DISABLE_TIMING.
   virtual llvm::Expected<void *> createEvent(unsigned Flags) {

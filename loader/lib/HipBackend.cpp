@@ -178,10 +178,17 @@ struct HsaApi {
   HsaStatus (*AgentGetInfo)(HsaAgent, int, void *) = nullptr;
 };
 
-/// Set by an exit handler registered once HIP is initialised, so that it runs before HIP's own
-/// (handlers run in reverse order): cudart unloads its modules from exit handlers registered
-/// earlier, when HIP may be gone; the process's end releases the GPU's memory anyway.
+/// Set by HipBackend::processExiting, which runs as an exit handler registered once HIP is
+/// initialised, so before HIP's own (handlers run in reverse order): cudart unloads its modules
+/// and releases its context from exit handlers registered earlier, when HIP may be gone; the
+/// process's end releases the GPU's memory anyway.
 std::atomic<bool> ProcessExiting{false};
+
+/// What an operation that needs HIP answers once the process is exiting.
+Error hipGone(const char *What) {
+  return createStringError(std::string(What) +
+                           ": the process is exiting (the HIP runtime may have shut down)");
+}
 
 class HipCode : public LoadedCode {
 public:
@@ -205,6 +212,8 @@ public:
   bool symbol(StringRef Name, uint64_t &Address, uint64_t &Size) const override {
     void *P = nullptr;
     size_t S = 0;
+    if (ProcessExiting.load())
+      return false;
     if (Api->ModuleGetGlobal(&P, &S, Module, Name.str().c_str()) != 0)
       return false;
     Address = reinterpret_cast<uint64_t>(P);
@@ -235,6 +244,8 @@ public:
                              std::to_string(E) + ")");
   }
   Expected<uint64_t> allocate(uint64_t Size) override {
+    if (ProcessExiting.load())
+      return hipGone("hipMalloc");
     void *P = nullptr;
     if (Error E = check(Api.Malloc(&P, Size), "hipMalloc"))
       return std::move(E);
@@ -245,6 +256,8 @@ public:
   }
   /// Managed memory: hipMallocManaged, valid in host code and in kernels at the same address.
   Expected<uint64_t> allocateManaged(uint64_t Size) override {
+    if (ProcessExiting.load())
+      return hipGone("hipMallocManaged");
     void *P = nullptr;
     if (Error E = check(Api.MallocManaged(&P, Size, MemAttachGlobal), "hipMallocManaged"))
       return std::move(E);
@@ -268,6 +281,8 @@ public:
   /// registration is registered read-write: kernels that keep to it see no difference.
   Error mapHost(void *Host, uint64_t Size, bool ReadOnly) override {
     (void)ReadOnly;
+    if (ProcessExiting.load())
+      return hipGone("hipHostRegister");
     if (Error E = check(Api.HostRegister(Host, Size, HostRegisterMapped), "hipHostRegister"))
       return E;
     void *Device = nullptr;
@@ -284,11 +299,14 @@ public:
     return Error::success();
   }
   Error unmapHost(void *Host) override {
+    if (ProcessExiting.load())
+      return Error::success();
     return check(Api.HostUnregister(Host), "hipHostUnregister");
   }
   Error release(uint64_t Address) override {
-    if (Error E = check(Api.Free(reinterpret_cast<void *>(Address)), "hipFree"))
-      return E;
+    if (!ProcessExiting.load())
+      if (Error E = check(Api.Free(reinterpret_cast<void *>(Address)), "hipFree"))
+        return E;
     std::lock_guard<std::mutex> L(M);
     if (auto It = Sizes.find(Address); It != Sizes.end()) {
       Allocated -= It->second;
@@ -314,17 +332,25 @@ public:
     return Allocated;
   }
   Error copyToDevice(uint64_t Dst, const void *Src, size_t Bytes) override {
+    if (ProcessExiting.load())
+      return hipGone("hipMemcpy");
     return check(Api.Memcpy(reinterpret_cast<void *>(Dst), Src, Bytes, HostToDevice), "hipMemcpy");
   }
   Error copyToHost(void *Dst, uint64_t Src, size_t Bytes) override {
+    if (ProcessExiting.load())
+      return hipGone("hipMemcpy");
     return check(Api.Memcpy(Dst, reinterpret_cast<void *>(Src), Bytes, DeviceToHost), "hipMemcpy");
   }
   Error copyOnDevice(uint64_t Dst, uint64_t Src, size_t Bytes) override {
+    if (ProcessExiting.load())
+      return hipGone("hipMemcpy");
     return check(Api.Memcpy(reinterpret_cast<void *>(Dst), reinterpret_cast<void *>(Src), Bytes,
                             DeviceToDevice),
                  "hipMemcpy");
   }
   Error fill(uint64_t Dst, uint32_t Value, unsigned ElementSize, size_t Count) override {
+    if (ProcessExiting.load())
+      return hipGone("hipMemset");
     void *P = reinterpret_cast<void *>(Dst);
     if (ElementSize == 1)
       return check(Api.MemsetD8(P, uint8_t(Value), Count), "hipMemsetD8");
@@ -334,6 +360,8 @@ public:
   }
 
   Expected<std::unique_ptr<LoadedCode>> load(ArrayRef<uint8_t> Bytes) override {
+    if (ProcessExiting.load())
+      return hipGone("hipModuleLoadData");
     // The metadata (argument layout, resources) is read with the emulator's code object reader.
     auto CO = emulator::CodeObject::load(Bytes);
     if (!CO)
@@ -356,6 +384,8 @@ public:
 
   Error launch(const LoadedCode &Code, const KernelMeta &K, const LaunchDims &D,
                std::vector<uint8_t> Kernargs, DeviceFault &Fault) override {
+    if (ProcessExiting.load())
+      return hipGone("hipModuleLaunchKernel");
     const auto &HC = static_cast<const HipCode &>(Code);
     auto It = HC.Functions.find(K.Name);
     if (It == HC.Functions.end())
@@ -380,6 +410,8 @@ public:
   }
   Error synchronize(DeviceFault &Fault) override {
     Fault = DeviceFault::None;
+    if (ProcessExiting.load())
+      return Error::success(); // the exit handler waited for the device
     hipError E = Api.DeviceSynchronize();
     if (E != 0)
       Fault = DeviceFault::LaunchFailed;
@@ -390,7 +422,11 @@ public:
   // order); events are HIP's, recorded there, so that they complete and keep the device's time
   // where the work before them ends.
   bool asynchronous() const override { return true; }
+  void processExiting() override { ProcessExiting.store(true); }
+  bool exiting() const override { return ProcessExiting.load(); }
   Expected<void *> createEvent(unsigned Flags) override {
+    if (ProcessExiting.load())
+      return hipGone("hipEventCreateWithFlags");
     ihipEvent_t *E = nullptr;
     // CU_EVENT_BLOCKING_SYNC and CU_EVENT_DISABLE_TIMING have hipEventBlockingSync's and
     // hipEventDisableTiming's values (1, 2).
@@ -399,20 +435,26 @@ public:
     return static_cast<void *>(E);
   }
   void destroyEvent(void *Event) override {
-    if (Event)
+    if (Event && !ProcessExiting.load())
       Api.EventDestroy(static_cast<ihipEvent_t *>(Event));
   }
   Error recordEvent(void *Event) override {
+    if (ProcessExiting.load())
+      return hipGone("hipEventRecord");
     return check(Api.EventRecord(static_cast<ihipEvent_t *>(Event), nullptr), "hipEventRecord");
   }
   Error waitEvent(void *Event, DeviceFault &Fault) override {
     Fault = DeviceFault::None;
+    if (ProcessExiting.load())
+      return Error::success();
     if (Api.EventSynchronize(static_cast<ihipEvent_t *>(Event)) != 0)
       Fault = DeviceFault::LaunchFailed; // the error of the work before it
     return Error::success();
   }
   Expected<bool> eventDone(void *Event, DeviceFault &Fault) override {
     Fault = DeviceFault::None;
+    if (ProcessExiting.load())
+      return true;
     hipError E = Api.EventQuery(static_cast<ihipEvent_t *>(Event));
     if (E == NotReady)
       return false;
@@ -421,6 +463,10 @@ public:
     return true;
   }
   Error eventElapsed(void *Start, void *End, float &Ms, bool &Ready) override {
+    if (ProcessExiting.load()) {
+      Ready = false;
+      return hipGone("hipEventElapsedTime");
+    }
     hipError E = Api.EventElapsedTime(&Ms, static_cast<ihipEvent_t *>(Start),
                                       static_cast<ihipEvent_t *>(End));
     Ready = E != NotReady;
@@ -555,8 +601,6 @@ std::unique_ptr<ExecBackend> createHipBackend(std::string &Why) {
     dlclose(H);
     return nullptr;
   }
-  static std::once_flag AtExit;
-  std::call_once(AtExit, [] { std::atexit([] { ProcessExiting.store(true); }); });
   char Name[256] = {};
   size_t Total = 0;
   Api.DeviceGetName(Name, sizeof(Name), 0);

@@ -246,9 +246,9 @@ void printfAttach(Device &D, const LoadedCode &Code) {
 namespace {
 
 bool drainLocked(Device &D, Fifo &F) {
-  if (!F.Address)
-    return false;
   ExecBackend &B = *D.Backend;
+  if (!F.Address || B.exiting()) // drained by the exit handler (Driver::init)
+    return false;
   uint64_t Header[3];
   if (llvm::Error E = B.copyToHost(Header, F.Address, sizeof(Header))) {
     log().error("printf FIFO: {}", llvm::toString(std::move(E)));

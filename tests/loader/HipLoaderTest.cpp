@@ -4,9 +4,11 @@
 // chooses its backend once, at cuInit.
 #include "CudaApi.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +16,27 @@
 #include <vector>
 
 namespace {
+
+// cudart's exit handlers are registered before cuInit, so before HIP's (which hipInit registers),
+// and run after them: they unload the program's modules and release its context when HIP has
+// shut down. This one, registered when the test binary starts, does what Late says, once a test
+// arms it.
+struct LateTeardown {
+  bool Armed = false;
+  CUmodule Module = nullptr;
+  CUdeviceptr Memory = 0;
+  CUevent Event = nullptr;
+  CUcontext Ctx = nullptr;
+} Late;
+const int LateRegistered = std::atexit([] {
+  if (!Late.Armed)
+    return;
+  cuModuleUnload(Late.Module);
+  cuMemFree_v2(Late.Memory);
+  cuEventDestroy_v2(Late.Event);
+  cuCtxDestroy_v2(Late.Ctx);
+  cuDevicePrimaryCtxRelease(0);
+});
 
 class HipLoader : public ::testing::Test {
 protected:
@@ -287,6 +310,41 @@ TEST_F(HipLoader, AFaultBeforeAnEventIsTheContextsError) {
   EXPECT_EQ(cuEventSynchronize(E), CUDA_ERROR_LAUNCH_FAILED);
   EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
   ASSERT_EQ(cuEventDestroy_v2(E), CUDA_SUCCESS);
+}
+
+// A program that leaves a kernel queued when it exits: the kernel finishes and its printf output
+// is printed while HIP is still there, and what cudart's exit handlers do afterwards (unload the
+// module, free memory and events, release the context) reaches HIP no more.
+class HipLoaderDeathTest : public HipLoader {
+protected:
+  /// Loads a printf kernel, allocates memory and an event, arms Late with them, launches the
+  /// kernel and exits without waiting for it.
+  [[noreturn]] void exitWithAKernelQueued() {
+    CUfunction F = printfKernel();
+    CUdeviceptr Memory = 0;
+    CUevent E = nullptr;
+    if (!F || cuMemAlloc_v2(&Memory, 256) != CUDA_SUCCESS ||
+        cuEventCreate(&E, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+      std::_Exit(1);
+    Late = {true, Module, Memory, E, Ctx};
+    setenv("FAKE_HIP_PRINTF", "queued kernel says hi\n", 1);
+    setenv("FAKE_HIP_EXIT_REPORT", "1", 1);
+    dup2(STDERR_FILENO, STDOUT_FILENO); // the kernel's output, where the test reads it
+    Reset();
+    if (launch(F) != CUDA_SUCCESS)
+      std::_Exit(2);
+    std::exit(0);
+  }
+};
+TEST_F(HipLoaderDeathTest, ExitingFinishesTheDevicesWorkBeforeHipShutsDown) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe"); // a fresh process: the handlers in their order
+  EXPECT_EXIT(exitWithAKernelQueued(), ::testing::ExitedWithCode(0),
+              ::testing::AllOf(
+                  ::testing::ContainsRegex("queued kernel says hi\n"
+                                           "fake HIP: shut down with 0 kernels queued, after:\n"
+                                           ".*hipModuleLaunchKernel\n.*hipDeviceSynchronize\n"),
+                  ::testing::Not(::testing::HasSubstr("after the runtime shut down")),
+                  ::testing::Not(::testing::HasSubstr("[reptx error]"))));
 }
 
 } // namespace

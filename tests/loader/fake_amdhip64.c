@@ -10,15 +10,29 @@
  * the host waits for it (hipDeviceSynchronize, hipEventSynchronize of an event recorded after
  * it, or a hipMemcpy, which the null stream orders after it); hipEventQuery only asks. Each kernel
  * takes FAKE_HIP_KERNEL_US microseconds of the device's clock (default 1000), which events record;
- * with FAKE_HIP_FAULT set, completing a kernel fails (hipErrorLaunchFailure, 719).
- * fake_hip_completed() counts the kernels completed. */
+ * with FAKE_HIP_FAULT set, completing a kernel fails (hipErrorLaunchFailure, 719), and with
+ * FAKE_HIP_PRINTF set a completed kernel prints that text (one record in the loader's printf
+ * FIFO). fake_hip_completed() counts the kernels completed.
+ *
+ * Like HIP, hipInit registers an exit handler that shuts the runtime down; a call after it writes
+ * "fake HIP: NAME after the runtime shut down" to stderr and ends the process with status 70 (a
+ * real runtime may crash). The handler reports the kernels still queued, and the calls since the
+ * log was last reset, on stderr when FAKE_HIP_EXIT_REPORT is set. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char Calls[16384];
+static int ShutDown;
 
 static void record(const char *Name) {
+  if (ShutDown) {
+    fprintf(stderr, "fake HIP: %s after the runtime shut down\n", Name);
+    fflush(stderr);
+    _exit(70);
+  }
   size_t Used = strlen(Calls), N = strlen(Name);
   if (Used + N + 2 < sizeof(Calls)) {
     memcpy(Calls + Used, Name, N);
@@ -32,6 +46,26 @@ static int envInt(const char *Name, int Default) {
   return V && *V ? atoi(V) : Default;
 }
 
+/* What the runtime allocated and has not freed stays reachable from here, as a real runtime's
+ * bookkeeping keeps it: a loader that leaves it to the process's end (at exit) leaks nothing. */
+static void *Live[4096];
+static void *keep(void *P) {
+  for (size_t I = 0; P && I < sizeof(Live) / sizeof(Live[0]); ++I)
+    if (!Live[I]) {
+      Live[I] = P;
+      break;
+    }
+  return P;
+}
+static void drop(void *P) {
+  for (size_t I = 0; P && I < sizeof(Live) / sizeof(Live[0]); ++I)
+    if (Live[I] == P) {
+      Live[I] = 0;
+      break;
+    }
+  free(P);
+}
+
 const char *fake_hip_calls(void) { return Calls; }
 void fake_hip_reset(void) { Calls[0] = 0; }
 
@@ -40,11 +74,35 @@ static int Launched, Completed;
 static long long ClockUs;
 int fake_hip_completed(void) { return Completed; }
 
+/* The device address of the loader's printf FIFO, which the loader writes to the slot
+ * hipModuleGetGlobal gives for __reptx_printf_buffer (backend/PrintfFormat.h: a 32-byte header
+ * of capacity, bytes used and overflow, then records of a 16-byte header: size, argument bytes,
+ * format string address). */
+static unsigned long long PrintfBuffer;
+
+static void devicePrintf(void) {
+  const char *Text = getenv("FAKE_HIP_PRINTF");
+  if (!Text || !PrintfBuffer)
+    return;
+  unsigned long long *Header = (unsigned long long *)(uintptr_t)PrintfBuffer;
+  unsigned long long Used = Header[1];
+  if (Used + 16 > Header[0])
+    return;
+  unsigned char *Record = (unsigned char *)(uintptr_t)PrintfBuffer + 32 + Used;
+  unsigned Size = 16, Bytes = 0;
+  unsigned long long Format = (uintptr_t)Text; /* device memory is host memory here */
+  memcpy(Record, &Size, 4);
+  memcpy(Record + 4, &Bytes, 4);
+  memcpy(Record + 8, &Format, 8);
+  Header[1] = Used + 16;
+}
+
 /* Completes the queue up to (not beyond) Ticket kernels. */
 static int completeUpTo(int Ticket) {
   int Fault = 0;
   while (Completed < Ticket) {
     ++Completed;
+    devicePrintf();
     ClockUs += envInt("FAKE_HIP_KERNEL_US", 1000);
     if (getenv("FAKE_HIP_FAULT"))
       Fault = 719;
@@ -63,7 +121,7 @@ int hipEventCreateWithFlags(struct ihipEvent_t **E, unsigned Flags) {
   char Name[40];
   snprintf(Name, sizeof(Name), "hipEventCreateWithFlags(%u)", Flags);
   record(Name);
-  *E = (struct ihipEvent_t *)calloc(1, sizeof(struct ihipEvent_t));
+  *E = (struct ihipEvent_t *)keep(calloc(1, sizeof(struct ihipEvent_t)));
   (*E)->Flags = Flags;
   return 0;
 }
@@ -93,13 +151,23 @@ int hipEventElapsedTime(float *Ms, struct ihipEvent_t *A, struct ihipEvent_t *B)
 }
 int hipEventDestroy(struct ihipEvent_t *E) {
   record("hipEventDestroy");
-  free(E);
+  drop(E);
   return 0;
 }
 
+static void shutDown(void) {
+  if (getenv("FAKE_HIP_EXIT_REPORT"))
+    fprintf(stderr, "fake HIP: shut down with %d kernels queued, after:\n%s", Launched - Completed,
+            Calls);
+  ShutDown = 1;
+}
 int hipInit(unsigned Flags) {
+  static int Registered;
   (void)Flags;
   record("hipInit");
+  if (!Registered)
+    atexit(shutDown);
+  Registered = 1;
   return 0;
 }
 int hipGetDeviceCount(int *Count) {
@@ -121,19 +189,19 @@ int hipDeviceTotalMem(size_t *Bytes, int Device) {
 }
 int hipMalloc(void **P, size_t Size) {
   record("hipMalloc");
-  *P = calloc(1, Size ? Size : 1);
+  *P = keep(calloc(1, Size ? Size : 1));
   return *P ? 0 : 2;
 }
 int hipFree(void *P) {
   record("hipFree");
-  free(P);
+  drop(P);
   return 0;
 }
 int hipMallocManaged(void **P, size_t Size, unsigned Flags) {
   char Name[32];
   snprintf(Name, sizeof(Name), "hipMallocManaged(%u)", Flags);
   record(Name);
-  *P = calloc(1, Size ? Size : 1);
+  *P = keep(calloc(1, Size ? Size : 1));
   return *P ? 0 : 2;
 }
 int hipHostRegister(void *P, size_t Size, unsigned Flags) {
@@ -208,7 +276,6 @@ int hipModuleGetFunction(void **F, void *Module, const char *Name) {
 /* Module variables are not found (hipErrorNotFound), but for the printf FIFO's pointer, which
  * one slot of host memory stands for (the loader points it at the FIFO it allocates). */
 int hipModuleGetGlobal(void **P, size_t *Size, void *Module, const char *Name) {
-  static unsigned long long PrintfBuffer;
   (void)Module;
   record("hipModuleGetGlobal");
   if (strcmp(Name, "__reptx_printf_buffer") != 0)
