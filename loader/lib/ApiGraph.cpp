@@ -403,7 +403,7 @@ Stream *perThreadStream() {
         forgetStream(St.get());
     }
   };
-  thread_local Streams Mine;
+  Streams &Mine = threadObject<Streams>(); // also in exit handlers
   Context *C = currentContext();
   if (!C)
     return nullptr;
@@ -785,7 +785,10 @@ static CUresult captureInfo(CUstream S, CUstreamCaptureStatus *Status, cuuint64_
     *Deps = reinterpret_cast<const CUgraphNode *>(St->CaptureDeps.data());
   if (Edges) {
     // One per dependency; all zero (full dependencies) unless some were given data.
-    thread_local std::vector<CUgraphEdgeData> Zero;
+    struct ZeroEdges {
+      std::vector<CUgraphEdgeData> Edges;
+    };
+    std::vector<CUgraphEdgeData> &Zero = threadObject<ZeroEdges>().Edges;
     Zero.assign(St->CaptureDeps.size(), CUgraphEdgeData{});
     *Edges = St->CaptureEdges.empty() ? Zero.data() : St->CaptureEdges.data();
   }

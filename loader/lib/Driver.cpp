@@ -8,8 +8,6 @@
 
 #include "reptx/backend/Backend.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -23,24 +21,11 @@ Driver &Driver::get() {
 }
 
 std::vector<Context *> &contextStack() {
-  // Not a thread_local object: exit() destroys the exiting thread's thread_local objects before
-  // it runs the exit handlers, and CUDA calls come from those (cudart's teardown, a program's
-  // static destructors) in the context that was current. A thread's stack is deleted by a
-  // pthread key's destructor when the thread ends, which exit() does not run.
-  thread_local std::vector<Context *> *Stack = nullptr;
-  static const pthread_key_t Key = [] {
-    pthread_key_t K;
-    pthread_key_create(&K, [](void *P) {
-      delete static_cast<std::vector<Context *> *>(P);
-      Stack = nullptr;
-    });
-    return K;
-  }();
-  if (!Stack) {
-    Stack = new std::vector<Context *>;
-    pthread_setspecific(Key, Stack);
-  }
-  return *Stack;
+  // Kept through exit handlers, which CUDA calls come from in the context that was current.
+  struct ContextStack {
+    std::vector<Context *> Contexts;
+  };
+  return threadObject<ContextStack>().Contexts;
 }
 
 CUresult currentOrError(Context *&C) {

@@ -11,6 +11,8 @@
 #include "reptx/frontend-ptx/Link.h"
 #include "reptx/loader/IntegrityCheck.h"
 
+#include <pthread.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -244,6 +246,28 @@ private:
   std::vector<Context *> Contexts;
   std::atomic<uint64_t> NextCtxId{1};
 };
+
+/// The calling thread's object of type T, made on first use, for state that CUDA calls from exit
+/// handlers still read (cudart's teardown, a program's static destructors): not a thread_local
+/// object, since exit() destroys the calling thread's before it runs the handlers, but a heap
+/// object deleted by a pthread key's destructor when the thread ends, which exit() does not run
+/// for the thread calling it. One object per thread and type: each use has a type of its own.
+template <typename T> T &threadObject() {
+  thread_local T *Object = nullptr; // trivially destructible: readable in exit handlers
+  static const pthread_key_t Key = [] {
+    pthread_key_t K;
+    pthread_key_create(&K, [](void *P) {
+      delete static_cast<T *>(P);
+      Object = nullptr;
+    });
+    return K;
+  }();
+  if (!Object) {
+    Object = new T();
+    pthread_setspecific(Key, Object);
+  }
+  return *Object;
+}
 
 /// The calling thread's context stack; the top is the current context.
 std::vector<Context *> &contextStack();

@@ -32,6 +32,8 @@ const int LateRegistered = std::atexit([] {
   if (!Late.Armed)
     return;
   cuModuleUnload(Late.Module);
+  CUstreamCaptureStatus Capturing;
+  cuStreamIsCapturing(CU_STREAM_PER_THREAD, &Capturing); // per-thread state exit() destroyed
   cuMemFree_v2(Late.Memory);
   cuEventDestroy_v2(Late.Event);
   cuCtxDestroy_v2(Late.Ctx);
@@ -333,6 +335,15 @@ protected:
     Reset();
     if (launch(F) != CUDA_SUCCESS)
       std::_Exit(2);
+    // A capture still open at exit, and the per-thread default stream asked about it, which makes
+    // the thread's per-thread stream object.
+    CUstream S = nullptr;
+    CUstreamCaptureStatus Capturing;
+    if (cuStreamCreate(&S, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        cuStreamBeginCapture_v2(S, CU_STREAM_CAPTURE_MODE_RELAXED) != CUDA_SUCCESS ||
+        cuStreamIsCapturing(CU_STREAM_PER_THREAD, &Capturing) != CUDA_SUCCESS ||
+        Capturing != CU_STREAM_CAPTURE_STATUS_NONE)
+      std::_Exit(3);
     std::exit(0);
   }
 };
