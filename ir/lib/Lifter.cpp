@@ -465,6 +465,11 @@ static Error flattenInit(const ptx::Expr *E, PtxType T, SmallVectorImpl<uint8_t>
   return Error::success();
 }
 
+bool isManagedVariable(const ptx::VarDecl &D) {
+  return D.Space == ptx::StateSpace::Global &&
+         llvm::any_of(D.Attributes, [](llvm::StringRef A) { return A.contains(".managed"); });
+}
+
 Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size,
                                                 SymbolAddress Resolve) {
   auto T = parseType(D.Type);
@@ -494,6 +499,9 @@ Expected<Constant *> FunctionLifter::initializerSymbol(const ptx::Expr &E) {
       return kernelAddress(E.Sym);
     return unsupported("initializer refers to the unknown symbol '" + E.Sym + "'");
   }
+  if (isManagedVariable(*ModuleVars.find(E.Sym)->second))
+    return unsupported("initializer refers to the __managed__ variable '" + E.Sym +
+                       "', whose address the loader chooses");
   if (!Initializing.insert(E.Sym).second)
     return unsupported("initializer of '" + E.Sym + "' refers to itself");
   auto V = variableAddress(E.Sym);
@@ -565,6 +573,22 @@ Expected<Value *> FunctionLifter::variableAddress(ptx::Symbol Sym) {
   auto It = ModuleVars.find(Sym);
   if (It == ModuleVars.end())
     return nullptr;
+  if (isManagedVariable(*It->second)) {
+    // Its managed memory, from the slot the loader fills (ManagedSlotSuffix); the slot does not
+    // change while a kernel runs.
+    std::string SlotName = (Sym + ManagedSlotSuffix).str();
+    auto *PtrTy = PointerType::get(Ctx, GlobalAS);
+    GlobalVariable *Slot = M.getNamedGlobal(SlotName);
+    if (!Slot) {
+      Slot = new GlobalVariable(M, PtrTy, false, GlobalValue::ExternalLinkage,
+                                ConstantPointerNull::get(PtrTy), SlotName, nullptr,
+                                GlobalValue::NotThreadLocal, GlobalAS);
+      Slot->setAlignment(Align(8));
+    }
+    LoadInst *Address = B.CreateLoad(PtrTy, Slot, Sym);
+    Address->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+    return Address;
+  }
   if (GlobalVariable *GV = M.getNamedGlobal(Sym))
     return GV;
   const ptx::VarDecl &D = *It->second;

@@ -77,13 +77,6 @@ const ptx::VarDecl *findVariable(const ptx::Module &M, llvm::StringRef Name) {
   return nullptr;
 }
 
-/// A `__managed__` variable: nvcc 13 emits `.global .attribute(.managed)` (PTX ISA §5.4.8,
-/// "Variable Attribute Directive: .attribute"); `.managed` alone is accepted too.
-bool isManagedVariable(const ptx::VarDecl &V) {
-  return V.Space == ptx::StateSpace::Global &&
-         llvm::any_of(V.Attributes, [](llvm::StringRef A) { return A.contains(".managed"); });
-}
-
 /// What a refused SASS-only image is, for its error line: " (in libX.so; SASS of 3 kernels: a,
 /// b, …)" — the shared object holding it (none for a heap copy) and its kernels.
 std::string sassDetail(const void *Image, llvm::Expected<std::vector<std::string>> Kernels) {
@@ -445,7 +438,7 @@ CUresult variableLocked(Library *L, llvm::StringRef Name, uint64_t &Address, uin
   // A `__managed__` one must be valid in host code too (cuLibraryGetManaged).
   ExecBackend &B = *Driver::get().device(0)->Backend;
   uint64_t Bytes = Size ? Size : 1;
-  auto A = isManagedVariable(*V) ? B.allocateManaged(Bytes) : B.allocate(Bytes);
+  auto A = ir::isManagedVariable(*V) ? B.allocateManaged(Bytes) : B.allocate(Bytes);
   if (!A) {
     log().error("{}", llvm::toString(A.takeError()));
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -473,6 +466,31 @@ CUresult variableLocked(Library *L, llvm::StringRef Name, uint64_t &Address, uin
   }
   return CUDA_SUCCESS;
 }
+
+} // namespace
+
+bool reptx::loader::managedAttach(Library &L, const LoadedCode &Code) {
+  for (const ptx::TopLevel &T : L.Parsed->Items) {
+    if (T.K != ptx::TopLevel::Var || !ir::isManagedVariable(*T.V))
+      continue;
+    uint64_t Slot = 0, SlotSize = 0, Address = 0, Size = 0;
+    std::string SlotName = (T.V->Name + ir::ManagedSlotSuffix).str();
+    if (!Code.symbol(SlotName, Slot, SlotSize))
+      continue; // no kernel of this code object uses it
+    if (SlotSize != sizeof(Address) || variableLocked(&L, T.V->Name, Address, Size)) {
+      log().error("{}: __managed__ variable {}: no managed memory for it", L.Name, T.V->Name.str());
+      return false;
+    }
+    if (llvm::Error E = Driver::get().device(0)->Backend->copyToDevice(Slot, &Address, 8)) {
+      log().error("{}: __managed__ variable {}: {}", L.Name, T.V->Name.str(),
+                  llvm::toString(std::move(E)));
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
 
 CUresult getGlobal(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Bytes) {
   if (!L || !Name)
@@ -502,14 +520,8 @@ CUresult getManaged(Library *L, const char *Name, CUdeviceptr *Ptr, size_t *Byte
   if (!L || !Name)
     return CUDA_ERROR_INVALID_VALUE;
   const ptx::VarDecl *V = findVariable(*L->Parsed, Name);
-  if (!V || !isManagedVariable(*V))
+  if (!V || !ir::isManagedVariable(*V))
     return CUDA_ERROR_NOT_FOUND;
-  Device &Dev = *Driver::get().device(0);
-  if (!Dev.Backend->hostAccessibleVariables()) {
-    log().error("{}: __managed__ variable {}: not supported by the {} backend", L->Name, Name,
-                Dev.Backend->kind().str());
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
   return getGlobal(L, Name, Ptr, Bytes);
 }
 

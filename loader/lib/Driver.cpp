@@ -210,8 +210,10 @@ CUresult install(Library &L, Device &D, CompiledModule &CM, llvm::StringRef Kern
                   llvm::toString(Code.takeError()));
       return CUDA_ERROR_INVALID_IMAGE;
     }
-    printfAttach(D, **Code); // device printf: point the code object at the FIFO
-    heapAttach(D, **Code);   // device malloc: and at the heap
+    printfAttach(D, **Code);       // device printf: point the code object at the FIFO
+    heapAttach(D, **Code);         // device malloc: and at the heap
+    if (!managedAttach(L, **Code)) // and at the `__managed__` variables' memory
+      return CUDA_ERROR_OUT_OF_MEMORY;
     if (CM.WholeModule) {
       L.Code = std::move(*Code);
       L.DeviceLaunches = launchQueueAttach(D, *L.Code); // dynamic parallelism: the launch queue

@@ -210,6 +210,10 @@ CUresult findKernel(Library &L, const std::string &Name, Kernel *&Out);
 /// cuLibraryUnload/cuModuleUnload: prints what its kernels left in the printf FIFO, releases its
 /// device memory and deletes it (ApiModule.cpp).
 void unloadLibrary(Library *L);
+/// Points a code object of L at L's `__managed__` variables (under L.M): each one's managed memory
+/// (allocated with its initial value at the first use) goes into its slot in the code object
+/// (ir::ManagedSlotSuffix). False with the reason logged when one cannot be.
+bool managedAttach(Library &L, const LoadedCode &Code);
 
 class Driver {
 public:

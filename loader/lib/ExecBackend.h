@@ -85,8 +85,10 @@ public:
     (void)Address;
     return false;
   }
-  /// Whether the device address of a module variable is also a host pointer (what a CUDA
-  /// `__managed__` variable needs: cuLibraryGetManaged).
+  /// Whether the device address of a module variable is also a host pointer (the emulator maps
+  /// code objects into host memory at their own address), and so cuMemHostAlloc's memory can be
+  /// the backend's managed memory. `__managed__` variables do not need it: they are managed
+  /// memory the loader allocates (ApiModule.cpp, managedAttach).
   virtual bool hostAccessibleVariables() const { return false; }
   virtual llvm::Error release(uint64_t Address) = 0;
   /// Host memory the program registered (cuMemHostRegister), made accessible to kernels at its

@@ -448,6 +448,43 @@ TEST(LiftIR, ExternVariableIsTheDefinitionOfAnotherUnit) {
             "'mov.u64 %rd2, tbl;'");
 }
 
+// A `__managed__` variable is not in the module: kernels load its address from a pointer slot
+// the loader fills (ir::ManagedSlotSuffix), for `ld`/`st` through it and for its address taken
+// with `mov`; an initializer that holds its address is refused, since the loader chooses it.
+TEST(LiftIR, ManagedVariablesAreReachedThroughTheirSlot) {
+  const std::string Head = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                           ".global .attribute(.managed) .align 4 .u32 ctr = 7;\n";
+  const std::string Kernel = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<3>;\n"
+                             ".reg .b64 %rd<4>;\nld.param.u64 %rd1, [out];\n"
+                             "ld.global.u32 %r1, [ctr+4];\nadd.s32 %r2, %r1, 1;\n"
+                             "st.global.u32 [ctr], %r2;\nmov.u64 %rd2, ctr;\n"
+                             "st.global.u64 [%rd1], %rd2;\nret;\n}\n";
+  auto L = lift("t.ptx", Head + Kernel);
+  ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
+  ASSERT_TRUE((*L)->R.Failures.empty()) << (*L)->R.Failures[0].Message;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  (*L)->R.M->print(OS, nullptr);
+  EXPECT_IR_HAS(S, "@ctr.reptx.managed = addrspace(1) global ptr addrspace(1) null, align 8");
+  EXPECT_IR_LACKS(S, "@ctr =");
+  EXPECT_IR_HAS(S, "load ptr addrspace(1), ptr addrspace(1) @ctr.reptx.managed, align 8, "
+                   "!invariant.load");
+  EXPECT_IR_HAS(S, "getelementptr i8, ptr addrspace(1) %ctr, i64 4");
+  EXPECT_IR_HAS(S, "ptrtoint ptr addrspace(1) %ctr");
+  EXPECT_EQ(std::string(ir::ManagedSlotSuffix), ".reptx.managed");
+
+  std::string UsesWhere = Kernel;
+  UsesWhere.replace(UsesWhere.find("mov.u64 %rd2, ctr;"), 18, "ld.global.u64 %rd2, [where];");
+  auto Bad = lift("t.ptx", Head + ".global .align 8 .u64 where = ctr;\n" + UsesWhere);
+  ASSERT_TRUE(bool(Bad)) << llvm::toString(Bad.takeError());
+  ASSERT_FALSE((*Bad)->R.Failures.empty());
+  EXPECT_NE((*Bad)->R.Failures[0].Message.find(
+                "initializer refers to the __managed__ variable 'ctr', whose address the loader "
+                "chooses"),
+            std::string::npos)
+      << (*Bad)->R.Failures[0].Message;
+}
+
 TEST(LiftIR, UnsupportedInstructionFailsOnlyItsKernel) {
   // Kernel "bad" uses an instruction this slice does not lift; "good" must still lift.
   std::string Text = ".version 8.0\n.target sm_80\n.address_size 64\n"

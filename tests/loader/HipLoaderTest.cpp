@@ -299,6 +299,33 @@ TEST_F(HipLoader, UnloadingAModuleUnloadsItsHipModule) {
       << Calls();
 }
 
+// A `__managed__` variable is managed memory (hipMallocManaged) holding its initial value, which
+// host code reads at the address cuLibraryGetManaged and cuLibraryGetGlobal give, and the code
+// object's slot for it (ir::ManagedSlotSuffix) points there, so kernels use the same memory.
+TEST_F(HipLoader, ManagedVariablesAreManagedMemoryThatKernelsReachThroughTheirSlot) {
+  static const char *Ptx = ".version 7.0\n.target sm_80\n.address_size 64\n"
+                           ".global .attribute(.managed) .align 4 .u32 reptx_hip_counter = 7;\n"
+                           ".visible .entry reptx_hip_count()\n{\n  .reg .b32 %r<3>;\n"
+                           "  ld.global.u32 %r1, [reptx_hip_counter];\n  add.s32 %r2, %r1, 1;\n"
+                           "  st.global.u32 [reptx_hip_counter], %r2;\n  ret;\n}\n";
+  auto SlotOf =
+      reinterpret_cast<unsigned long long (*)(const char *)>(dlsym(Fake, "fake_hip_slot"));
+  ASSERT_NE(SlotOf, nullptr);
+  Reset();
+  CUlibrary Lib = nullptr;
+  ASSERT_EQ(cuLibraryLoadData(&Lib, Ptx, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_SUCCESS);
+  CUdeviceptr Managed = 0, Global = 0;
+  size_t Bytes = 0;
+  ASSERT_EQ(cuLibraryGetManaged(&Managed, &Bytes, Lib, "reptx_hip_counter"), CUDA_SUCCESS);
+  EXPECT_EQ(Bytes, 4u);
+  ASSERT_EQ(cuLibraryGetGlobal(&Global, &Bytes, Lib, "reptx_hip_counter"), CUDA_SUCCESS);
+  EXPECT_EQ(Global, Managed);
+  EXPECT_EQ(*reinterpret_cast<const uint32_t *>(Managed), 7u); // host code reads it
+  EXPECT_EQ(SlotOf("reptx_hip_counter.reptx.managed"), Managed);
+  EXPECT_NE(std::string(Calls()).find("hipMallocManaged(1)"), std::string::npos) << Calls();
+  ASSERT_EQ(cuLibraryUnload(Lib), CUDA_SUCCESS);
+}
+
 // A fault of the work before an event is what waiting for the event returns, and stays the
 // context's error.
 TEST_F(HipLoader, AFaultBeforeAnEventIsTheContextsError) {

@@ -273,16 +273,46 @@ int hipModuleGetFunction(void **F, void *Module, const char *Name) {
   *F = (void *)0x2;
   return 0;
 }
-/* Module variables are not found (hipErrorNotFound), but for the printf FIFO's pointer, which
- * one slot of host memory stands for (the loader points it at the FIFO it allocates). */
+/* The pointer slots of `__managed__` variables (ir/Lift.h, ManagedSlotSuffix), by name, as every
+ * module of the process had one (the loader points them at the variables' managed memory);
+ * fake_hip_slot() reads one. */
+static struct {
+  char Name[64];
+  unsigned long long Value;
+} Slots[16];
+static unsigned long long *slot(const char *Name, int Make) {
+  for (size_t I = 0; I < sizeof(Slots) / sizeof(Slots[0]); ++I) {
+    if (!strcmp(Slots[I].Name, Name))
+      return &Slots[I].Value;
+    if (!Slots[I].Name[0] && Make && strlen(Name) < sizeof(Slots[I].Name)) {
+      strcpy(Slots[I].Name, Name);
+      return &Slots[I].Value;
+    }
+  }
+  return 0;
+}
+unsigned long long fake_hip_slot(const char *Name) {
+  unsigned long long *S = slot(Name, 0);
+  return S ? *S : ~0ull;
+}
+
+/* Module variables are not found (hipErrorNotFound), but for the printf FIFO's pointer and the
+ * pointer slots of `__managed__` variables, which slots of host memory stand for. */
 int hipModuleGetGlobal(void **P, size_t *Size, void *Module, const char *Name) {
+  const char *Suffix = ".reptx.managed";
+  size_t N = strlen(Name), K = strlen(Suffix);
   (void)Module;
   record("hipModuleGetGlobal");
-  if (strcmp(Name, "__reptx_printf_buffer") != 0)
-    return 500;
-  *P = &PrintfBuffer;
-  *Size = sizeof(PrintfBuffer);
-  return 0;
+  if (!strcmp(Name, "__reptx_printf_buffer")) {
+    *P = &PrintfBuffer;
+    *Size = sizeof(PrintfBuffer);
+    return 0;
+  }
+  if (N > K && !strcmp(Name + N - K, Suffix) && (*P = slot(Name, 1))) {
+    *Size = sizeof(unsigned long long);
+    return 0;
+  }
+  return 500;
 }
 #ifndef FAKE_HIP_PARTIAL
 int hipModuleLaunchKernel(void *F, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,

@@ -71,6 +71,16 @@ using SymbolAddress = llvm::function_ref<std::optional<uint64_t>(llvm::StringRef
 llvm::Expected<std::vector<uint8_t>> initializerBytes(const ptx::VarDecl &D, uint64_t Size,
                                                       SymbolAddress Resolve = nullptr);
 
+/// Whether D is a `__managed__` variable: `.global` with `.managed` among its attributes (nvcc 13
+/// writes `.attribute(.managed)`, PTX ISA 5.4.8).
+bool isManagedVariable(const ptx::VarDecl &D);
+/// A `__managed__` variable is not in the lifted module: host code and kernels share it at one
+/// address, which only managed memory gives on every device, and only a loader can allocate that.
+/// The module has a pointer slot instead, a `.global` (address space 1) pointer named the
+/// variable's name followed by ManagedSlotSuffix, null in the code object, which the loader sets
+/// to the variable's managed memory before any launch; every use of the variable loads it.
+inline constexpr llvm::StringLiteral ManagedSlotSuffix = ".reptx.managed";
+
 /// The PTX instruction families (opcodes of frontend-ptx's instruction table) that the lifter
 /// handles, in all or some of their forms (a form it does not handle is a per-kernel error that
 /// names it): the "lifted" column of docs/ptx-coverage.md.
