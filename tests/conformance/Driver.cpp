@@ -68,8 +68,11 @@ compileCases(const std::vector<const Case *> &Cases, const Config &Cfg, const st
   if (!Obj)
     return Obj.takeError();
   if (const char *Dir = objectDir()) {
-    std::ofstream F(std::string(Dir) + "/" + Stem + "." + Cfg.Name + ".hsaco", std::ios::binary);
+    std::string Path = std::string(Dir) + "/" + Stem + "." + Cfg.Name + ".hsaco";
+    std::ofstream F(Path, std::ios::binary);
     F.write(reinterpret_cast<const char *>(Obj->Bytes.data()), std::streamsize(Obj->Bytes.size()));
+    if (!F.flush())
+      return llvm::createStringError("cannot write " + Path);
   }
   return emulator::CodeObject::load(Obj->Bytes);
 }
@@ -298,10 +301,24 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "duplicate conformance case %s\n", caseKernelName(C).c_str());
       return 1;
     }
-  if (argc == 3 && std::string(argv[1]) == "--write-objects") {
+  if (argc == 3 && std::string(argv[1]) == "--write-objects")
     // Compile every family for every configuration and write the code objects (for the opcode
     // census, tests/census), without running them.
     setenv("REPTX_CONFORMANCE_OBJECTS", argv[2], 1);
+  if (const char *Dir = objectDir()) {
+    // The objects of this run only: those an earlier build wrote are removed first.
+    std::error_code EC;
+    std::filesystem::create_directories(Dir, EC);
+    for (std::filesystem::directory_iterator It(Dir, EC), End; !EC && It != End; It.increment(EC))
+      if (It->path().extension() == ".hsaco")
+        std::filesystem::remove(It->path(), EC);
+    if (EC) {
+      std::fprintf(stderr, "cannot prepare %s for the code objects: %s\n", Dir,
+                   EC.message().c_str());
+      return 1;
+    }
+  }
+  if (argc == 3 && std::string(argv[1]) == "--write-objects") {
     unsigned Failed = 0;
     for (size_t I = 0; I < allCases().size(); ++I)
       for (const Config &Cfg : Configs)
