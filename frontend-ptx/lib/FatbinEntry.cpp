@@ -5,6 +5,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
 #include <lz4.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -234,12 +235,15 @@ struct ZstdContext {
   ~ZstdContext() { ZSTD_freeDCtx(Ctx); }
 };
 
-} // namespace
-
-llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
+// Decompresses (or copies) entry E of F into Out, a contiguous byte container (std::vector of
+// bytes for payload(), std::string for ptxText(), so that a text is not copied again).
+template <class Buffer>
+llvm::Error decodePayload(const FatbinFile &F, const Entry &E, uint64_t MaxEntrySize, Buffer &Out) {
   auto Fail = [&](const llvm::Twine &Msg) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), describe(E) + ": " + Msg);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), F.describe(E) + ": " + Msg);
   };
+  llvm::ArrayRef<uint8_t> Bytes = F.bytes();
+  auto Data = [&] { return reinterpret_cast<char *>(Out.data()); };
   if (E.encrypted())
     return Fail("payload is encrypted (LTO-IR, flag 0x10000) and cannot be decoded");
   if (E.dataOffset() > Bytes.size() || E.storedSize() > Bytes.size() - E.dataOffset())
@@ -247,14 +251,15 @@ llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
   const uint8_t *Src = Bytes.data() + E.dataOffset();
   size_t SrcSize = E.storedSize();
   uint64_t Declared = E.declaredSize();
-  if (Declared > Opts.MaxEntrySize)
-    return Fail(llvm::formatv("declared size {0} exceeds the limit of {1} bytes", Declared,
-                              Opts.MaxEntrySize));
-  std::vector<uint8_t> Out;
+  if (Declared > MaxEntrySize)
+    return Fail(
+        llvm::formatv("declared size {0} exceeds the limit of {1} bytes", Declared, MaxEntrySize));
   switch (E.compression()) {
   case Compression::None:
-    Out.assign(Src, Src + SrcSize);
-    return Out;
+    Out.resize(SrcSize);
+    if (SrcSize)
+      std::memcpy(Data(), Src, SrcSize);
+    return llvm::Error::success();
   case Compression::Zstd: {
     unsigned long long FrameSize = ZSTD_getFrameContentSize(Src, SrcSize);
     if (FrameSize == ZSTD_CONTENTSIZE_ERROR)
@@ -264,7 +269,7 @@ llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
                                 Declared));
     Out.resize(Declared);
     thread_local ZstdContext Z;
-    size_t R = ZSTD_decompressDCtx(Z.Ctx, Out.data(), Out.size(), Src, SrcSize);
+    size_t R = ZSTD_decompressDCtx(Z.Ctx, Data(), Out.size(), Src, SrcSize);
     if (ZSTD_isError(R)) {
       if (ZSTD_getErrorCode(R) == ZSTD_error_dstSize_tooSmall)
         return Fail(
@@ -274,20 +279,19 @@ llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
     if (R != Declared)
       return Fail(llvm::formatv("zstd data decompresses to {0} bytes, the header declares {1}", R,
                                 Declared));
-    return Out;
+    return llvm::Error::success();
   }
   case Compression::LZ4: {
     if (Declared > uint64_t(LZ4_MAX_INPUT_SIZE) || SrcSize > size_t(LZ4_MAX_INPUT_SIZE))
       return Fail("LZ4 block too large");
     Out.resize(Declared);
-    int R = LZ4_decompress_safe(reinterpret_cast<const char *>(Src),
-                                reinterpret_cast<char *>(Out.data()), int(SrcSize), int(Declared));
+    int R = LZ4_decompress_safe(reinterpret_cast<const char *>(Src), Data(), int(SrcSize),
+                                int(Declared));
     if (R < 0) {
       // LZ4_decompress_safe fails alike for damaged data and for output past the buffer; a
       // partial decode that fills the buffer cleanly tells a bomb from a damaged block.
-      int Partial = LZ4_decompress_safe_partial(reinterpret_cast<const char *>(Src),
-                                                reinterpret_cast<char *>(Out.data()), int(SrcSize),
-                                                int(Declared), int(Declared));
+      int Partial = LZ4_decompress_safe_partial(reinterpret_cast<const char *>(Src), Data(),
+                                                int(SrcSize), int(Declared), int(Declared));
       if (Partial >= 0 && uint64_t(Partial) == Declared)
         return Fail(
             llvm::formatv("LZ4 block decompresses to more than the declared {0} bytes", Declared));
@@ -296,21 +300,30 @@ llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
     if (uint64_t(R) != Declared)
       return Fail(llvm::formatv("LZ4 block decompresses to {0} bytes, the header declares {1}", R,
                                 Declared));
-    return Out;
+    return llvm::Error::success();
   }
   }
   return Fail("unknown compression");
+}
+
+} // namespace
+
+llvm::Expected<std::vector<uint8_t>> FatbinFile::payload(const Entry &E) const {
+  std::vector<uint8_t> Out;
+  if (llvm::Error Err = decodePayload(*this, E, Opts.MaxEntrySize, Out))
+    return std::move(Err);
+  return Out;
 }
 
 llvm::Expected<std::string> FatbinFile::ptxText(const Entry &E) const {
   if (E.Kind != EntryKind::PTX)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    describe(E) + ": not a PTX entry");
-  auto Data = payload(E);
-  if (!Data)
-    return Data.takeError();
-  const char *B = reinterpret_cast<const char *>(Data->data());
-  return std::string(B, strnlen(B, Data->size()));
+  std::string Text;
+  if (llvm::Error Err = decodePayload(*this, E, Opts.MaxEntrySize, Text))
+    return std::move(Err);
+  Text.resize(strnlen(Text.data(), Text.size()));
+  return Text;
 }
 
 unsigned countPtxKernels(llvm::StringRef Text) {
