@@ -9,6 +9,8 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 
+#include <optional>
+
 using namespace llvm;
 
 namespace reptx::backend {
@@ -23,23 +25,45 @@ bool isCanonicalNaN(const Value *V) {
          C->getValueAPF().bitcastToAPInt().getZExtValue() == 0x7fffffff;
 }
 
-// `select (fcmp uno x, x), NaN, x` or `select (fcmp ord x, x), x, NaN` with PTX's canonical f32
-// NaN (InstCombine writes the comparison as `fcmp uno x, 0.0`): returns x, or null.
-Value *canonicalizedOperand(const SelectInst *S) {
+// `select (fcmp uno x, x), a, b` or `select (fcmp ord x, x), b, a` (InstCombine writes the
+// comparison as `fcmp uno x, 0.0`): x, the value if x is a NaN (a) and the value otherwise (b).
+struct NaNSelect {
+  Value *X = nullptr, *IfNaN = nullptr, *Else = nullptr;
+};
+std::optional<NaNSelect> nanSelect(SelectInst *S) {
   auto *Cmp = dyn_cast<FCmpInst>(S->getCondition());
   if (!Cmp)
-    return nullptr;
+    return std::nullopt;
   Value *X = Cmp->getOperand(0), *Y = Cmp->getOperand(1);
   auto *K = dyn_cast<ConstantFP>(Y);
   if (Y != X && !(K && !K->isNaN()))
+    return std::nullopt;
+  if (Cmp->getPredicate() == FCmpInst::FCMP_UNO)
+    return NaNSelect{X, S->getTrueValue(), S->getFalseValue()};
+  if (Cmp->getPredicate() == FCmpInst::FCMP_ORD)
+    return NaNSelect{X, S->getFalseValue(), S->getTrueValue()};
+  return std::nullopt;
+}
+
+// `select (fcmp uno x, x), NaN, x` with PTX's canonical f32 NaN: returns x, or null.
+Value *canonicalizedOperand(SelectInst *S) {
+  auto T = nanSelect(S);
+  return T && isCanonicalNaN(T->IfNaN) && T->Else == T->X ? T->X : nullptr;
+}
+
+// InstCombine folds a min/max of a canonicalized value into the select: `OP(select (fcmp uno x,
+// x), NaN, x), y)` becomes `select (fcmp uno x, 0.0), y, OP(x, y)` (OP(NaN, y) is y). For
+// minimumnum/maximumnum OP(x, y) is y already where x is a NaN, unless y is one too: the select
+// and OP(x, y) differ only in which NaN they give when both operands are NaNs. Returns OP(x, y),
+// or null.
+IntrinsicInst *foldedMinMax(SelectInst *S) {
+  auto T = nanSelect(S);
+  auto *II = T ? dyn_cast<IntrinsicInst>(T->Else) : nullptr;
+  if (!II || (II->getIntrinsicID() != Intrinsic::minimumnum &&
+              II->getIntrinsicID() != Intrinsic::maximumnum))
     return nullptr;
-  if (Cmp->getPredicate() == FCmpInst::FCMP_UNO && isCanonicalNaN(S->getTrueValue()) &&
-      S->getFalseValue() == X)
-    return X;
-  if (Cmp->getPredicate() == FCmpInst::FCMP_ORD && isCanonicalNaN(S->getFalseValue()) &&
-      S->getTrueValue() == X)
-    return X;
-  return nullptr;
+  Value *A = II->getArgOperand(0), *B = II->getArgOperand(1);
+  return (A == T->X && B == T->IfNaN) || (A == T->IfNaN && B == T->X) ? II : nullptr;
 }
 
 class Observers {
@@ -171,12 +195,14 @@ bool dropUnobservedNaNCanonicalization(Function &F) {
   SmallVector<SelectInst *, 16> Selects;
   for (BasicBlock &BB : F)
     for (Instruction &I : BB)
-      if (auto *S = dyn_cast<SelectInst>(&I); S && canonicalizedOperand(S))
+      if (auto *S = dyn_cast<SelectInst>(&I); S && (canonicalizedOperand(S) || foldedMinMax(S)))
         Selects.push_back(S);
   bool Changed = false;
   for (SelectInst *S : Selects) {
-    // Recomputed: an earlier replacement may have rewritten this select's operand.
+    // Recomputed: an earlier replacement may have rewritten this select's operands.
     Value *X = canonicalizedOperand(S);
+    if (!X)
+      X = foldedMinMax(S);
     if (!X || !Observers().blind(S))
       continue;
     auto *Cmp = cast<Instruction>(S->getCondition());

@@ -100,4 +100,36 @@ TEST(MinMaxNaN, ObservedValuesKeepTheirCanonicalNaN) {
   EXPECT_EQ(selectsLeft(Body), "stored bits added afterfabs z last tomaxnum");
 }
 
+// The form InstCombine leaves a min/max of a canonicalized value in: OP(select (uno m), NaN, m), y)
+// folded to `select (uno m), y, OP(m, y)` (or with `ord` and the arms swapped), which is OP(m, y)
+// but for the NaN it gives when both are NaNs: the select goes where that NaN is unobserved (here
+// the next step's operand, either order, min or max), and stays where it is stored, where its arm
+// is not OP's other operand, and for maxnum (a signaling NaN gives a NaN there).
+TEST(MinMaxNaN, SelectsFoldedIntoTheNextMinMax) {
+  std::string Body =
+      "define void @f(float %x, float %y1, float %y2, float %y3, float %y4, float %y5, "
+      "ptr addrspace(1) %p) {\nentry:\n"
+      "  %m1 = call float @llvm.maximumnum.f32(float %x, float %y1)\n"
+      "  %u1 = fcmp uno float %m1, 0.0\n"
+      "  %m2 = call float @llvm.maximumnum.f32(float %m1, float %y2)\n"
+      "  %f2 = select i1 %u1, float %y2, float %m2\n"
+      "  %u2 = fcmp uno float %f2, 0.0\n"
+      "  %m3 = call float @llvm.maximumnum.f32(float %y3, float %f2)\n"
+      "  %f3 = select i1 %u2, float %y3, float %m3\n"
+      "  %o3 = fcmp ord float %f3, %f3\n"
+      "  %m4 = call float @llvm.minimumnum.f32(float %f3, float %y4)\n"
+      "  %f4 = select i1 %o3, float %m4, float %y4\n" +
+      step("last", "%f4", "%y5") +
+      "  store float %last, ptr addrspace(1) %p\n"
+      "  %stored = select i1 %u1, float %y2, float %m2\n"
+      "  store float %stored, ptr addrspace(1) %p\n"
+      "  %wrongarm = select i1 %u1, float %y5, float %m2\n"
+      "  %w = call float @llvm.maximumnum.f32(float %wrongarm, float %y5)\n"
+      "  %mn = call float @llvm.maxnum.f32(float %m1, float %y2)\n"
+      "  %withmaxnum = select i1 %u1, float %y2, float %mn\n"
+      "  %v = call float @llvm.maximumnum.f32(float %w, float %withmaxnum)\n" +
+      step("end", "%v", "%y1") + "  store float %end, ptr addrspace(1) %p\n  ret void\n}\n";
+  EXPECT_EQ(selectsLeft(Body), "last stored wrongarm withmaxnum end");
+}
+
 } // namespace

@@ -244,6 +244,20 @@ void addFloatCases(CaseList &L) {
              " mov.f32 %d1, %f2;";
     L.push_back(std::move(C));
   }
+  // A chain of four max with only its end observed, as nvcc unrolls a max reduction: InstCombine
+  // folds each step's canonical NaN into the next max (backend/lib/MinMaxNaN.h drops what it
+  // leaves), and only the last result is PTX's canonical NaN when all operands are NaNs.
+  {
+    const std::vector<u64> Vals = {f32(1.0f), 0x7fa12345, 0xffc00001, f32(-0.0f), f32(-Inf)};
+    Case C =
+        F("max.f32.chain4", {"f32", "f32", "f32"}, "f32", rows3(Vals, Vals, Vals), [](auto &R) {
+          float A = asF32(R[0]), B = asF32(R[1]), Cv = asF32(R[2]);
+          return std::vector<u64>{f32(maxRef(maxRef(maxRef(maxRef(A, B), Cv), A), B))};
+        });
+    C.Body = "max.f32 %f1, %a0, %a1;\n max.f32 %f2, %f1, %a2;\n max.f32 %f3, %f2, %a0;\n"
+             " max.f32 %d0, %f3, %a1;";
+    L.push_back(std::move(C));
+  }
   L.push_back(F("min.NaN.f32", {"f32", "f32"}, "f32", rows2(F32Small, F32Small), [](auto &R) {
     float A = asF32(R[0]), B = asF32(R[1]);
     if (std::isnan(A) || std::isnan(B))
