@@ -15,8 +15,10 @@ namespace reptx::backend {
 /// sign of a NaN (another min/max whose own result is canonicalized or equally unobserved, a
 /// comparison, fabs, a warp shuffle or DPP/swizzle move of its bits, a phi of such), the select
 /// is dropped: a NaN operand of min/max gives the other operand or a NaN, which the last select
-/// makes canonical. A warp max-reduction keeps one select instead of one per step. Returns
-/// whether anything changed.
+/// makes canonical. A warp max-reduction keeps one select instead of one per step. The same goes
+/// for the form InstCombine folds such a select into when the next min/max uses it,
+/// `select (fcmp uno x), y, OP(x, y)`, which is OP(x, y) but for the NaN it gives when both are
+/// NaNs. Returns whether anything changed.
 bool dropUnobservedNaNCanonicalization(llvm::Function &F);
 
 struct DropUnobservedNaNCanonicalizationPass
